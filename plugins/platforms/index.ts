@@ -1,0 +1,19 @@
+import { definePlugin } from '../../src/kernel/index.js'
+import init from './migrations/20261121-platforms-init.js'
+import { PlatformEntity } from './platform.entity.js'
+import { platformRoutes } from './platform.routes.js'
+import './platform.events.js'
+
+export { type Platform, PlatformEntity } from './platform.entity.js'
+export type { PlatformStats } from './platform.events.js'
+export { createPlatform, deletePlatform, type PlatformInput } from './platform.service.js'
+
+/** Platforms: the tenants. `GET/POST /platforms`, `GET/PUT/DELETE /platform/<slug>`. */
+export default definePlugin({
+  name: 'platforms',
+  entities: [PlatformEntity],
+  migrations: [init],
+  register(ctx) {
+    ctx.routes(platformRoutes)
+  },
+})

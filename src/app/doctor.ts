@@ -1,0 +1,85 @@
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs'
+import { binaryVersion, findMediaBinary } from '../shared/binaries.js'
+import { type Config, type Kernel, type LoadConfigOptions, databaseTarget, instancePaths, loadConfig, readSecret, redactUrl } from '../kernel/index.js'
+import { createLogger } from '../kernel/log.js'
+import { bootKernel } from './boot.js'
+
+export interface Check {
+  name: string
+  ok: boolean
+  /** What was found. */
+  detail: string
+  /** How to fix a failed check. */
+  fix?: string
+}
+
+async function withKernel<T>(options: LoadConfigOptions, use: (kernel: Kernel) => Promise<T>): Promise<T> {
+  const kernel = await bootKernel({ ...options, logger: createLogger('silent') })
+  try {
+    return await use(kernel)
+  } finally {
+    await kernel.close()
+  }
+}
+
+/** Checks config, database, migrations, instance files, storage dir and ffmpeg. */
+export async function doctor(options: LoadConfigOptions = {}): Promise<Check[]> {
+  const checks: Check[] = []
+  let config: Config
+  try {
+    config = loadConfig(options).config
+    checks.push({ name: 'config', ok: true, detail: 'valid' })
+  } catch (error) {
+    checks.push({ name: 'config', ok: false, detail: (error as Error).message, fix: 'correct the key named above (docs/configuration.md lists every key)' })
+    return checks
+  }
+
+  const target = databaseTarget(config)
+  const where = target.dialect === 'sqlite' ? target.location : redactUrl(target.location)
+  try {
+    await withKernel(options, async (kernel) => {
+      await kernel.orm.em.getConnection().execute('select 1')
+      checks.push({ name: 'database', ok: true, detail: `${target.dialect} at ${where}` })
+      const pending = await kernel.pendingMigrations()
+      checks.push(
+        pending.length
+          ? { name: 'migrations', ok: false, detail: `${pending.length} pending: ${pending.join(', ')}`, fix: 'run "mediactl migrate"' }
+          : { name: 'migrations', ok: true, detail: 'all applied' },
+      )
+    })
+  } catch (error) {
+    checks.push({
+      name: 'database',
+      ok: false,
+      detail: `${target.dialect} at ${where}: ${(error as Error).message}`,
+      fix: target.dialect === 'sqlite' ? 'check that the data dir is writable' : 'check that PostgreSQL runs and database.url (MEDIACTL_DATABASE_URL) is right',
+    })
+  }
+
+  const paths = instancePaths(config.data_dir)
+  const initialized = Boolean(readSecret(config)) && existsSync(paths.privateKey)
+  checks.push(
+    initialized
+      ? { name: 'instance', ok: true, detail: 'secret and RSA key pair present' }
+      : { name: 'instance', ok: false, detail: 'server secret or RSA key pair missing', fix: 'run "mediactl init"' },
+  )
+
+  try {
+    mkdirSync(config.data_dir, { recursive: true })
+    accessSync(config.data_dir, constants.W_OK)
+    checks.push({ name: 'storage', ok: true, detail: `${config.data_dir} is writable` })
+  } catch (error) {
+    checks.push({ name: 'storage', ok: false, detail: (error as Error).message, fix: `make ${config.data_dir} writable by this user, or set data_dir` })
+  }
+
+  for (const name of ['ffmpeg', 'ffprobe'] as const) {
+    const binary = findMediaBinary(name)
+    const version = binary && binaryVersion(binary.path)
+    checks.push(
+      version
+        ? { name, ok: true, detail: `${version} (${binary.source}: ${binary.path})` }
+        : { name, ok: false, detail: 'not found or not runnable', fix: `install it ("apt-get install ffmpeg") or set ${name.toUpperCase()}_PATH` },
+    )
+  }
+  return checks
+}

@@ -1,0 +1,101 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, isAbsolute, relative as relativePath } from 'node:path'
+import { type LoadConfigOptions, configFilePath, ensureKeyPair, ensureSecret, instancePaths, isInstanceAdmin, loadConfig } from '../kernel/index.js'
+import { UserEntity, createUser } from '../../plugins/identity/index.js'
+import { type Platform, PlatformEntity, createPlatform } from '../../plugins/platforms/index.js'
+import { bootKernel } from './boot.js'
+import { configTemplate } from './config-template.js'
+import { createLogger } from '../kernel/log.js'
+
+export interface InitOptions extends LoadConfigOptions {
+  adminUsername: string
+  adminEmail: string
+  adminPassword?: string
+  /** Name of the first platform, created when there is none. */
+  platformName: string
+  /** Progress lines for the operator. */
+  progress?: (message: string) => void
+}
+
+export interface InitResult {
+  /** False when the instance was already initialized and nothing changed. */
+  changed: boolean
+  /** What was done, step by step. */
+  steps: string[]
+  dataDir: string
+  configFile: string
+  url: string
+  publicKeyFile: string
+  /** The first administrator, when created by this run. */
+  admin?: { username: string; apiKey: string; platform: string }
+}
+
+/**
+ * Initializes an instance, each step only when needed: data dir, config file, server
+ * secret, RSA key pair, migrations, seeds, first platform and installation administrator.
+ */
+export async function initInstance(options: InitOptions): Promise<InitResult> {
+  const say = options.progress ?? (() => undefined)
+  const steps: string[] = []
+  const step = (message: string): void => {
+    steps.push(message)
+    say(message)
+  }
+  const file = configFilePath(options).path
+  if (!existsSync(file)) {
+    const { config } = loadConfig({ ...options, file: undefined, env: { ...(options.env ?? process.env), MEDIACTL_CONFIG: '' } })
+    mkdirSync(dirname(file), { recursive: true })
+    const relative = relativePath(dirname(file), config.data_dir)
+    writeFileSync(file, configTemplate(relative.startsWith('..') || isAbsolute(relative) ? config.data_dir : `./${relative}`))
+    step(`wrote config file ${file}`)
+  }
+  const { config } = loadConfig({ ...options, file })
+  if (!existsSync(config.data_dir)) {
+    mkdirSync(config.data_dir, { recursive: true })
+    step(`created data dir ${config.data_dir}`)
+  }
+  if (!config.auth.secret && ensureSecret(config.data_dir)) step('generated the server secret')
+  if (ensureKeyPair(config.data_dir)) step('generated the RSA key pair for password checks')
+
+  const kernel = await bootKernel({ ...options, file, logger: createLogger('warn', 2) })
+  try {
+    const applied = await kernel.migrator.up((m) => say(`migrating: ${m.name}`))
+    if (applied.length) step(`applied ${applied.length} migration(s)`)
+    await kernel.seed()
+
+    const em = kernel.em()
+    const users = await em.find(UserEntity, {}, { populate: ['profile'] })
+    const hasAdmin = users.some((u) =>
+      isInstanceAdmin({ id: u.id, username: u.username, platformId: 0, flags: new Set(u.profile.permissions) }),
+    )
+    let admin: InitResult['admin']
+    if (!hasAdmin) {
+      let platform: Platform | undefined = (await em.find(PlatformEntity, {}, { orderBy: { id: 'asc' }, limit: 1 }))[0]
+      if (!platform) {
+        platform = await createPlatform(kernel.services, em, { name: options.platformName, maxUsers: 0, maxSpace: 0 })
+        step(`created the platform "${platform.name}" (${platform.slug})`)
+      }
+      const created = await createUser(em, {
+        platform,
+        username: options.adminUsername,
+        email: options.adminEmail,
+        password: options.adminPassword,
+        admin: true,
+        realm: config.auth.realm,
+      })
+      admin = { username: created.user.username, apiKey: created.apiKey, platform: platform.slug }
+      step(`created the installation administrator "${created.user.username}"`)
+    }
+    return {
+      changed: steps.length > 0,
+      steps,
+      dataDir: config.data_dir,
+      configFile: file,
+      url: kernel.services.links.url().replace(/\/$/, ''),
+      publicKeyFile: instancePaths(config.data_dir).publicKey,
+      admin,
+    }
+  } finally {
+    await kernel.close()
+  }
+}

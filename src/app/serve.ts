@@ -1,0 +1,46 @@
+import { type Kernel, type Listening } from '../kernel/index.js'
+import { type BootRequest, bootKernel } from './boot.js'
+import { type InitOptions, type InitResult, initInstance } from './init.js'
+
+export class PendingMigrationsError extends Error {
+  override name = 'PendingMigrationsError'
+}
+
+export interface ServeOptions extends BootRequest {
+  port?: number
+  host?: string
+  /** Apply pending migrations before serving instead of refusing. */
+  migrate?: boolean
+  /** Initialize the instance first when needed (implies migrate). */
+  init?: Omit<InitOptions, keyof BootRequest>
+}
+
+export interface Serving extends Listening {
+  kernel: Kernel
+  initialized?: InitResult
+  /** Stops gracefully (stop accepting, finish requests in flight, close the database). */
+  stop(): Promise<void>
+}
+
+/** Boots the kernel and serves HTTP; refuses while migrations are pending unless asked to apply them. */
+export async function serve(options: ServeOptions): Promise<Serving> {
+  const initialized = options.init ? await initInstance({ ...options, ...options.init }) : undefined
+  const kernel = await bootKernel(options)
+  try {
+    const pending = await kernel.pendingMigrations()
+    if (pending.length) {
+      if (!options.migrate && !options.init) {
+        throw new PendingMigrationsError(
+          `${pending.length} migration(s) pending (${pending.join(', ')}): run "mediactl migrate" first, or start with "mediactl serve --migrate"`,
+        )
+      }
+      await kernel.migrator.up((m) => kernel.log.info({ migration: m.name }, 'migrating'))
+    }
+    const listening = await kernel.listen(options.port, options.host)
+    let stopping: Promise<void> | undefined
+    return { ...listening, kernel, initialized, stop: () => (stopping ??= kernel.close()) }
+  } catch (error) {
+    await kernel.close()
+    throw error
+  }
+}

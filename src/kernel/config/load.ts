@@ -1,0 +1,163 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { parse as parseYaml } from 'yaml'
+import type { z } from 'zod'
+import { packageRoot } from '../../shared/package-root.js'
+import { type Config, kernelConfigSchema } from './schema.js'
+
+/** Raised for any configuration problem; the message names the key and what is expected. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/** Environment variables with a short documented name, mapped to their config key. */
+const ENV_ALIASES: Record<string, string> = {
+  MEDIACTL_DATA_DIR: 'data_dir',
+  MEDIACTL_BASE_URL: 'base_url',
+  MEDIACTL_LOG_LEVEL: 'log_level',
+  MEDIACTL_HOST: 'http.host',
+  MEDIACTL_PORT: 'http.port',
+  MEDIACTL_DATABASE_URL: 'database.url',
+  MEDIACTL_SECRET: 'auth.secret',
+  MEDIACTL_PLUGINS: 'plugins',
+}
+
+/** Variables that are read elsewhere and are not config keys. */
+const ENV_IGNORED = new Set(['MEDIACTL_CONFIG'])
+
+export interface LoadConfigOptions {
+  /** Config file to merge over the defaults; falls back to MEDIACTL_CONFIG, then ./mediactl.yaml if present. */
+  file?: string
+  /** Environment to read MEDIACTL_* overrides from (defaults to process.env). */
+  env?: NodeJS.ProcessEnv
+  /** Values merged last (used by CLI flags such as --port). */
+  overrides?: Record<string, unknown>
+  /** Folder relative paths are resolved against (defaults to the current directory). */
+  cwd?: string
+}
+
+export interface LoadedConfig {
+  config: Config
+  /** The config file that was merged, if any. */
+  file: string | undefined
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function merge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base }
+  for (const [key, value] of Object.entries(over)) {
+    out[key] = isObject(value) && isObject(out[key]) ? merge(out[key] as Record<string, unknown>, value) : value
+  }
+  return out
+}
+
+function readYaml(file: string): Record<string, unknown> {
+  let parsed: unknown
+  try {
+    parsed = parseYaml(readFileSync(file, 'utf8'))
+  } catch (error) {
+    throw new ConfigError(`cannot read config file ${file}: ${(error as Error).message}`)
+  }
+  if (parsed == null) return {}
+  if (!isObject(parsed)) throw new ConfigError(`config file ${file} must be a YAML mapping of keys`)
+  return parsed
+}
+
+/** Parses an environment value the way YAML would (numbers, booleans, lists), else keeps the string. */
+function parseEnvValue(raw: string): unknown {
+  if (raw === '') return ''
+  try {
+    return parseYaml(raw) as unknown
+  } catch {
+    return raw
+  }
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.')
+  let node = target
+  for (const key of keys.slice(0, -1)) {
+    if (!isObject(node[key])) node[key] = {}
+    node = node[key] as Record<string, unknown>
+  }
+  node[keys.at(-1)!] = value
+}
+
+/**
+ * Reads MEDIACTL_* variables: the aliases above, and MEDIACTL_<SECTION>__<KEY> for any
+ * nested key (double underscore between levels, for example MEDIACTL_HTTP__BODY_LIMIT).
+ */
+export function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith('MEDIACTL_') || raw === undefined || ENV_IGNORED.has(name)) continue
+    if (name.startsWith('MEDIACTL_TEST_')) continue
+    const path =
+      ENV_ALIASES[name] ??
+      name
+        .slice('MEDIACTL_'.length)
+        .toLowerCase()
+        .split('__')
+        .join('.')
+    const value = path === 'data_dir' || path === 'base_url' || path === 'database.url' ? raw : parseEnvValue(raw)
+    setPath(out, path, path === 'plugins' && typeof value === 'string' ? value.split(',').map((s) => s.trim()) : value)
+  }
+  return out
+}
+
+/** Formats zod issues as `key: message` lines. */
+export function describeIssues(issues: z.ZodIssue[], prefix = ''): string {
+  return issues
+    .map((issue) => {
+      const key = [prefix, ...issue.path.map(String)].filter(Boolean).join('.')
+      return `  ${key || '(root)'}: ${issue.message}`
+    })
+    .join('\n')
+}
+
+/** The config file that applies: explicit, MEDIACTL_CONFIG, or ./mediactl.yaml when it exists. */
+export function configFilePath(options: LoadConfigOptions = {}): { path: string; explicit: boolean } {
+  const env = options.env ?? process.env
+  const cwd = options.cwd ?? process.cwd()
+  const explicit = options.file ?? env.MEDIACTL_CONFIG
+  if (explicit) return { path: resolve(cwd, explicit), explicit: true }
+  return { path: resolve(cwd, 'mediactl.yaml'), explicit: false }
+}
+
+/**
+ * Loads the configuration: config/default.yaml, then the config file, then MEDIACTL_*
+ * variables, then explicit overrides. Validates the kernel keys; throws ConfigError naming
+ * each invalid key and the value it expects.
+ */
+export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
+  const env = options.env ?? process.env
+  const cwd = options.cwd ?? process.cwd()
+  let merged = readYaml(resolve(packageRoot(), 'config/default.yaml'))
+  const { path, explicit } = configFilePath(options)
+  let file: string | undefined
+  if (existsSync(path)) {
+    merged = merge(merged, readYaml(path))
+    file = path
+  } else if (explicit) {
+    throw new ConfigError(`config file ${path} does not exist; create it or run "mediactl init --config ${path}"`)
+  }
+  merged = merge(merged, envOverrides(env))
+  if (options.overrides) merged = merge(merged, options.overrides)
+  const result = kernelConfigSchema.safeParse(merged)
+  if (!result.success) {
+    throw new ConfigError(`invalid configuration${file ? ` (${file})` : ''}:\n${describeIssues(result.error.issues)}`)
+  }
+  const config = result.data as Config
+  config.data_dir = resolve(cwd, config.data_dir)
+  return { config, file }
+}
+
+/** Validates a plugin's config slice with its schema, naming bad keys under the plugin's key. */
+export function pluginConfig<T>(config: Config, name: string, schema: z.ZodType<T>): T {
+  const result = schema.safeParse(config[name] ?? {})
+  if (!result.success) throw new ConfigError(`invalid configuration:\n${describeIssues(result.error.issues, name)}`)
+  return result.data
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod'
+
+const logLevel = z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
+const positiveInt = z.number().int().positive()
+
+/**
+ * The kernel's part of the configuration. Plugin settings live under a top-level key named
+ * after the plugin and are validated by the plugin's own schema.
+ */
+export const kernelConfigSchema = z
+  .object({
+    /** Folder for the SQLite file, keys, the server secret and local storage. */
+    data_dir: z.string().min(1),
+    /** Public base URL for every href (scheme://host[:port][/prefix]); empty derives it from http.host and http.port. */
+    base_url: z.union([z.literal(''), z.string().url()]),
+    /** Minimum level written to the log. */
+    log_level: logLevel,
+    http: z
+      .object({
+        /** Interface to listen on. */
+        host: z.string().min(1),
+        /** TCP port to listen on (0 picks a free one). */
+        port: z.number().int().min(0).max(65535),
+        /** Largest non-upload request body, in bytes. */
+        body_limit: positiveInt,
+        /** Most form fields in one request. */
+        max_fields: positiveInt,
+        /** Most entities one list response returns. */
+        max_list: positiveInt,
+        /** Seconds a graceful shutdown waits for requests in flight. */
+        shutdown_timeout: z.number().positive(),
+      })
+      .strict(),
+    database: z
+      .object({
+        /** Empty (SQLite in the data dir), `sqlite://<path>` or `postgres://...`. */
+        url: z.union([
+          z.literal(''),
+          z.string().regex(/^(sqlite:\/\/|postgres(ql)?:\/\/)/, 'a sqlite:// or postgres:// URL'),
+        ]),
+        /** Largest number of pooled connections. */
+        pool_max: positiveInt,
+        /** Logs SQL statements at debug level. */
+        debug: z.boolean(),
+      })
+      .strict(),
+    auth: z
+      .object({
+        /** Digest realm. */
+        realm: z.string().min(1).max(128),
+        /** Nonce lifetime, in seconds. */
+        nonce_ttl: positiveInt,
+        /** Server secret; empty reads <data_dir>/secret. */
+        secret: z.string(),
+      })
+      .strict(),
+    /** Names of the plugins to load. */
+    plugins: z.array(z.string().min(1)).min(1),
+  })
+  .passthrough()
+
+export type KernelConfig = z.infer<typeof kernelConfigSchema>
+
+/** The whole configuration: the kernel's keys plus one raw slice per plugin. */
+export type Config = KernelConfig & Record<string, unknown>

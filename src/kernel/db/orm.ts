@@ -1,0 +1,81 @@
+import { mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { BetterSqliteDriver } from '@mikro-orm/better-sqlite'
+import { type EntitySchema, MikroORM, type Options } from '@mikro-orm/core'
+import type { EntityManager as SqlEntityManager, Knex } from '@mikro-orm/knex'
+import { PostgreSqlDriver } from '@mikro-orm/postgresql'
+import type { Config } from '../config/schema.js'
+import type { Logger } from '../log.js'
+import { MIGRATIONS_TABLE } from './migrator.js'
+
+export type EntityManager = SqlEntityManager
+export type Orm = MikroORM
+
+export type Dialect = 'sqlite' | 'postgresql'
+
+export interface DatabaseTarget {
+  dialect: Dialect
+  /** SQLite file path, or the PostgreSQL connection URL. */
+  location: string
+}
+
+/** Where the configured database lives: an explicit URL, else SQLite in the data dir. */
+export function databaseTarget(config: Config): DatabaseTarget {
+  const url = config.database.url
+  if (!url) return { dialect: 'sqlite', location: join(config.data_dir, 'mediactl.sqlite') }
+  if (url.startsWith('sqlite://')) return { dialect: 'sqlite', location: url.slice('sqlite://'.length) }
+  return { dialect: 'postgresql', location: url }
+}
+
+/** Hides the password of a database URL for messages and logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')
+}
+
+/** Opens MikroORM on the configured database with the entities the plugins declare. */
+export async function openOrm(config: Config, entities: EntitySchema[], log: Logger): Promise<Orm> {
+  const target = databaseTarget(config)
+  const common: Options = {
+    entities,
+    discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+    debug: config.database.debug,
+    logger: (message) => log.debug({ sql: message }, 'sql'),
+    // Applied migrations live in our own table; the schema generator must not report it.
+    migrations: { tableName: MIGRATIONS_TABLE },
+    // Lists are ordered explicitly; never let a stray query load half the database.
+    loadStrategy: 'joined',
+  }
+  if (target.dialect === 'sqlite') {
+    mkdirSync(dirname(target.location), { recursive: true })
+    return MikroORM.init({
+      ...common,
+      driver: BetterSqliteDriver,
+      dbName: target.location,
+      pool: {
+        min: 1,
+        max: 1,
+        afterCreate: (connection: { pragma(sql: string): unknown }, done: (error: Error | null, c: unknown) => void) => {
+          // WAL lets the CLI read while a server writes; foreign keys make cascades real.
+          connection.pragma('journal_mode = WAL')
+          connection.pragma('foreign_keys = ON')
+          connection.pragma('busy_timeout = 5000')
+          connection.pragma('synchronous = NORMAL')
+          done(null, connection)
+        },
+      },
+    })
+  }
+  return MikroORM.init({
+    ...common,
+    driver: PostgreSqlDriver,
+    clientUrl: target.location,
+    pool: { min: 0, max: config.database.pool_max },
+  })
+}
+
+/** The knex instance behind the ORM, for migrations and counting queries. */
+export function knexOf(orm: Orm): Knex {
+  return (orm.em as SqlEntityManager).getKnex()
+}

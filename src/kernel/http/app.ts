@@ -1,0 +1,141 @@
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
+import { performance } from 'node:perf_hooks'
+import { Readable } from 'node:stream'
+import { NotFoundError, UniqueConstraintViolationException } from '@mikro-orm/core'
+import type { Principal } from '../ports/credentials.port.js'
+import type { KernelServices } from '../services.js'
+import { HttpContext } from './context.js'
+import { HttpError, notFound } from './errors.js'
+import { XML_CONTENT_TYPE, acceptsXml } from './negotiate.js'
+import type { Reply } from './reply.js'
+import type { RouteTable } from './router.js'
+import { type XmlNode, renderXml, xml } from './xml.js'
+
+/** The contract version every response announces. */
+export const API_VERSION = '2.14.3'
+
+function errorDocument(error: HttpError): XmlNode {
+  const fields = Object.entries(error.fields).map(([name, message]) => xml.str('field', message, { name }))
+  return xml.el('error', undefined, [xml.num('status', error.status), xml.str('message', error.message), ...fields])
+}
+
+/** Maps anything thrown by a handler to the HttpError it answers as. */
+function toHttpError(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error
+  if (error instanceof NotFoundError) return notFound()
+  if (error instanceof UniqueConstraintViolationException) {
+    return new HttpError(412, 'A value that must be unique is already used; retry with another one.')
+  }
+  return undefined
+}
+
+function send(res: ServerResponse, reply: Reply, extra: Record<string, string>): void {
+  for (const [name, value] of Object.entries({ ...extra, ...reply.headers })) res.setHeader(name, value)
+  res.statusCode = reply.status
+  if (reply.xml) {
+    const body = renderXml(reply.xml)
+    res.setHeader('Content-Type', res.getHeader('Content-Type') ?? XML_CONTENT_TYPE)
+    res.setHeader('Content-Length', Buffer.byteLength(body))
+    res.end(body)
+  } else if (reply.body instanceof Readable) {
+    if (reply.type) res.setHeader('Content-Type', reply.type)
+    reply.body.on('error', () => res.destroy())
+    reply.body.pipe(res)
+  } else if (reply.body !== undefined) {
+    if (reply.type) res.setHeader('Content-Type', reply.type)
+    res.setHeader('Content-Length', Buffer.byteLength(reply.body))
+    res.end(reply.body)
+  } else {
+    res.end()
+  }
+}
+
+function splitTarget(url: string): { path: string; search: string } {
+  const q = url.indexOf('?')
+  return q === -1 ? { path: url, search: '' } : { path: url.slice(0, q), search: url.slice(q + 1) }
+}
+
+function decodeParams(raw: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(raw)) {
+    try {
+      out[key] = decodeURIComponent(value)
+    } catch {
+      throw new HttpError(400, `Malformed percent-encoding in the path parameter "${key}".`)
+    }
+  }
+  return out
+}
+
+export interface HttpAppOptions {
+  services: KernelServices
+  routes: RouteTable
+  /** Authenticates a request (Digest + the credentials port). */
+  authenticate(req: IncomingMessage): Promise<Principal>
+}
+
+/**
+ * The request pipeline: version header, content negotiation (406), route match,
+ * authentication (401 before 404, so unknown paths reveal nothing), the handler, and the
+ * XML error body for anything that goes wrong. One access log line per request.
+ */
+export function createRequestListener(options: HttpAppOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const { services, routes } = options
+  const log = services.log
+  const prefix = services.links.pathPrefix
+
+  async function handle(req: IncomingMessage, res: ServerResponse, state: { user?: string }): Promise<void> {
+    try {
+      if (!acceptsXml(req.headers.accept)) {
+        throw new HttpError(406, 'Only XML is available: send Accept: application/xml (or leave Accept out).')
+      }
+      const { path: fullPath, search } = splitTarget(req.url ?? '/')
+      const path = prefix && fullPath.startsWith(prefix) ? fullPath.slice(prefix.length) || '/' : fullPath
+      const match = routes.match(req.method ?? 'GET', path)
+      let user: Principal | undefined
+      if (!match?.route.options.public) {
+        user = await options.authenticate(req)
+        state.user = user.username
+      }
+      if (!match) throw notFound()
+      const context = new HttpContext(req, res, services, decodeParams(match.params), search, user)
+      const result = await match.route.handler(context)
+      send(res, result, context.responseHeaders)
+    } catch (error) {
+      const known = toHttpError(error)
+      if (!known) log.error({ err: error, method: req.method, path: req.url }, 'request failed')
+      const answer = known ?? new HttpError(500, 'Internal error: the server log has the details.')
+      if (res.headersSent) {
+        res.destroy()
+        return
+      }
+      for (const name of res.getHeaderNames()) if (name !== 'x-api-version') res.removeHeader(name)
+      send(res, { status: answer.status, xml: errorDocument(answer), headers: answer.headers }, {})
+    }
+  }
+
+  return (req, res) => {
+    const started = performance.now()
+    const state: { user?: string } = {}
+    res.setHeader('X-Api-Version', API_VERSION)
+    res.on('close', () => {
+      log.info(
+        {
+          method: req.method,
+          path: req.url,
+          status: res.writableFinished ? res.statusCode : 499,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+          user: state.user ?? null,
+        },
+        'request',
+      )
+    })
+    void handle(req, res, state)
+  }
+}
+
+/** A node:http server around the pipeline, with keep-alive tuned for API clients. */
+export function createHttpServer(listener: (req: IncomingMessage, res: ServerResponse) => void): Server {
+  const server = createServer({ keepAliveTimeout: 5000, requestTimeout: 0, headersTimeout: 60_000 }, listener)
+  return server
+}

@@ -1,0 +1,87 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { EntityManager } from '../db/orm.js'
+import type { Logger } from '../log.js'
+import type { Principal } from '../ports/credentials.port.js'
+import type { KernelServices } from '../services.js'
+import { HttpError } from './errors.js'
+import { type Form, type FormFile, type FormLimits, formFromQuery, readForm } from './forms.js'
+import type { LinkBuilder } from './links.js'
+import { type Page, pageFor } from './range.js'
+import { FieldReader, type FieldMode } from './validate.js'
+
+/**
+ * Everything a route handler needs for one request: the request, its parameters, the
+ * authenticated user, a request-scoped EntityManager, and the kernel's conventions
+ * (forms, field validation, Range pages, links).
+ */
+export class HttpContext {
+  /** Headers added to the answer (Content-Range, ...). */
+  readonly responseHeaders: Record<string, string> = {}
+  private entityManager: EntityManager | undefined
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly services: KernelServices,
+    /** Decoded path parameters. */
+    readonly params: Record<string, string>,
+    /** Query string, without the leading `?`. */
+    readonly search: string,
+    /** The authenticated user; undefined only on public routes. */
+    readonly user: Principal | undefined,
+  ) {}
+
+  /** The request-scoped EntityManager (one fork per request, made on first use). */
+  get em(): EntityManager {
+    this.entityManager ??= this.services.orm.em.fork() as EntityManager
+    return this.entityManager
+  }
+
+  get links(): LinkBuilder {
+    return this.services.links
+  }
+
+  get log(): Logger {
+    return this.services.log
+  }
+
+  /** The authenticated user (routes are authenticated unless registered as public). */
+  get principal(): Principal {
+    if (!this.user) throw new HttpError(401, 'Authentication required.')
+    return this.user
+  }
+
+  /** A path parameter. */
+  param(name: string): string {
+    return this.params[name] ?? ''
+  }
+
+  /** The query string as a form (bracket notation applies). */
+  query(): Form {
+    return formFromQuery(this.search)
+  }
+
+  /** Reads the body's fields (urlencoded or multipart), within the configured limits. */
+  form(onFile?: (file: FormFile) => Promise<void>, limits: Partial<FormLimits> = {}): Promise<Form> {
+    const http = this.services.config.http
+    return readForm(this.req, { bodyLimit: http.body_limit, maxFields: http.max_fields, ...limits }, onFile)
+  }
+
+  /** A reader that validates fields and collects failures for one 412 answer. */
+  fields(form: Form, mode: FieldMode): FieldReader {
+    return new FieldReader(form, mode)
+  }
+
+  /** The page of a `total`-long list this request asks for (Range); sets Content-Range. */
+  page(total: number): Page {
+    const { page, headers } = pageFor(this.req.headers.range, total, this.services.config.http.max_list)
+    Object.assign(this.responseHeaders, headers)
+    return page
+  }
+
+  /** One page of a list: checks Range against `total`, then fetches only that slice. */
+  async list<T>(total: number, fetch: (page: Page) => Promise<T[]>): Promise<T[]> {
+    const page = this.page(total)
+    return page.limit === 0 ? [] : fetch(page)
+  }
+}

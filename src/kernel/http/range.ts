@@ -1,0 +1,56 @@
+import { HttpError } from './errors.js'
+
+/** The slice of a list one response carries. */
+export interface Page {
+  offset: number
+  limit: number
+}
+
+export interface RangeRequest {
+  start: number
+  /** Inclusive end, or null for "to the end". */
+  end: number | null
+}
+
+const RANGE = /^\s*entities\s*=\s*(\d+)\s*-\s*(\d*)\s*$/
+
+function unsatisfiable(total: number, message: string): HttpError {
+  return new HttpError(416, message, {}, { 'Content-Range': `entities */${total}` })
+}
+
+/**
+ * Parses `Range: entities=<a>-<b>` or `entities=<a>-`; only the first range of a list
+ * counts. Returns null when there is no header; throws 416 when it is malformed.
+ */
+export function parseRange(header: string | undefined, total: number): RangeRequest | null {
+  if (header === undefined) return null
+  const first = header.split(',')[0]!
+  const match = RANGE.exec(first)
+  if (!match) {
+    throw unsatisfiable(total, 'Malformed Range: use "Range: entities=<start>-<end>" (0-based, inclusive).')
+  }
+  const start = Number(match[1])
+  const end = match[2] === '' ? null : Number(match[2])
+  if (!Number.isSafeInteger(start) || (end !== null && !Number.isSafeInteger(end))) {
+    throw unsatisfiable(total, 'Range bounds are too large.')
+  }
+  if (end !== null && end < start) throw unsatisfiable(total, `Range end ${end} is before its start ${start}.`)
+  return { start, end }
+}
+
+/**
+ * Works out the page for a list of `total` entities and the headers that describe it.
+ * `max` caps how many entities one answer carries, with or without Range.
+ */
+export function pageFor(header: string | undefined, total: number, max: number): { page: Page; headers: Record<string, string> } {
+  const range = parseRange(header, total)
+  const start = range?.start ?? 0
+  if (range && total > 0 && start >= total) {
+    throw unsatisfiable(total, `Range start ${start} is past the end of the list (${total} entities).`)
+  }
+  const wanted = range?.end == null ? total - 1 : Math.min(range.end, total - 1)
+  const last = Math.min(wanted, start + max - 1)
+  const count = Math.max(0, last - start + 1)
+  const contentRange = count === 0 ? `entities */${total}` : `entities ${start}-${last}/${total}`
+  return { page: { offset: start, limit: count }, headers: { 'Content-Range': contentRange, 'Accept-Ranges': 'entities' } }
+}

@@ -1,0 +1,29 @@
+import type { Readable } from 'node:stream'
+import type { XmlNode } from './xml.js'
+
+/** What a route handler answers. */
+export interface Reply {
+  status: number
+  /** An XML document (rendered with the kernel's conventions). */
+  xml?: XmlNode
+  /** A raw body, for the few answers that are not XML (JSON pieces, PEM, media bytes). */
+  body?: string | Buffer | Readable
+  /** Content type of a raw body. */
+  type?: string
+  headers?: Record<string, string>
+}
+
+export const reply = {
+  /** An XML answer. */
+  xml(status: number, node: XmlNode, headers?: Record<string, string>): Reply {
+    return { status, xml: node, headers }
+  },
+  /** 204 No Content. */
+  noContent(): Reply {
+    return { status: 204 }
+  },
+  /** A raw answer with its content type. */
+  raw(status: number, body: string | Buffer | Readable, type: string, headers?: Record<string, string>): Reply {
+    return { status, body, type, headers }
+  },
+}

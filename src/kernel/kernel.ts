@@ -1,0 +1,204 @@
+import type { IncomingMessage, Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { EntitySchema } from '@mikro-orm/core'
+import { ConfigError, pluginConfig } from './config/load.js'
+import { type Config, kernelConfigSchema } from './config/schema.js'
+import { Migrator, type OwnedMigration } from './db/migrator.js'
+import { type EntityManager, type Orm, knexOf, openOrm } from './db/orm.js'
+import { EventBus } from './events.js'
+import { createHttpServer, createRequestListener } from './http/app.js'
+import { DigestAuth } from './http/digest.js'
+import { LinkBuilder } from './http/links.js'
+import { MemoryNonceCounter } from './http/nonce-counter.memory.js'
+import { RouteTable } from './http/router.js'
+import { readSecret } from './instance.js'
+import { type Logger, createLogger } from './log.js'
+import { type PluginContext, type PluginDefinition, type Seeder, resolvePlugins } from './plugin.js'
+import { PortRegistry } from './ports.js'
+import type { NonceCounterPort } from './ports/nonce-counter.port.js'
+import type { KernelServices } from './services.js'
+
+export interface BootOptions {
+  /** The validated configuration (see loadConfig). */
+  config: Config
+  /** Every plugin available; `config.plugins` picks which are enabled. */
+  catalog: PluginDefinition<never>[]
+  /** Logger to use instead of one made from `log_level`. */
+  logger?: Logger
+}
+
+export interface Listening {
+  server: Server
+  /** The URL the server answers on (from the bound address). */
+  url: string
+}
+
+const KERNEL_KEYS = new Set(Object.keys(kernelConfigSchema.shape))
+
+/**
+ * The kernel: config → plugins (dependency order) → ORM with their entities → their
+ * registrations → ports check. It owns the HTTP pipeline and knows no resource family.
+ */
+export class Kernel {
+  readonly routes = new RouteTable()
+  private readonly seeders: { plugin: string; run: Seeder }[] = []
+  private readonly stoppers: (() => Promise<void> | void)[] = []
+  private server: Server | undefined
+  private nonceCounter: MemoryNonceCounter | undefined
+
+  private constructor(
+    readonly services: KernelServices,
+    readonly plugins: PluginDefinition<never>[],
+    readonly migrator: Migrator,
+  ) {}
+
+  get config(): Config {
+    return this.services.config
+  }
+
+  get log(): Logger {
+    return this.services.log
+  }
+
+  get orm(): Orm {
+    return this.services.orm
+  }
+
+  /** A fresh EntityManager for work outside requests. */
+  em(): EntityManager {
+    return this.orm.em.fork() as EntityManager
+  }
+
+  static async boot(options: BootOptions): Promise<Kernel> {
+    const { config } = options
+    const log = options.logger ?? createLogger(config.log_level)
+    const plugins = resolvePlugins(config.plugins, options.catalog)
+
+    const pluginNames = new Set(options.catalog.map((p) => p.name))
+    const unknown = Object.keys(config).filter((key) => !KERNEL_KEYS.has(key) && !pluginNames.has(key))
+    if (unknown.length) {
+      throw new ConfigError(`unknown configuration key(s): ${unknown.join(', ')}; see docs/configuration.md`)
+    }
+    const slices = new Map(plugins.map((p) => [p.name, p.config ? pluginConfig(config, p.name, p.config) : undefined]))
+
+    const entities = plugins.flatMap((p) => (p.entities ?? []) as EntitySchema[])
+    const orm = await openOrm(config, entities, log)
+    const migrations: OwnedMigration[] = plugins.flatMap((p) => (p.migrations ?? []).map((m) => ({ ...m, plugin: p.name })))
+    const services: KernelServices = {
+      config,
+      log,
+      orm,
+      links: new LinkBuilder(config.base_url || `http://${displayHost(config.http.host)}:${config.http.port}`),
+      events: new EventBus(log),
+      ports: new PortRegistry(),
+      secret: readSecret(config) ?? '',
+    }
+    const kernel = new Kernel(services, plugins, new Migrator(knexOf(orm), migrations))
+    try {
+      for (const plugin of plugins) await plugin.register(kernel.contextFor(plugin, slices.get(plugin.name)) as never)
+      services.ports.check()
+    } catch (error) {
+      await orm.close(true)
+      throw error
+    }
+    return kernel
+  }
+
+  private contextFor(plugin: PluginDefinition<never>, config: unknown): PluginContext<unknown> {
+    const { services } = this
+    const name = plugin.name
+    return {
+      name,
+      log: services.log.child({ plugin: name }),
+      config,
+      kernelConfig: services.config,
+      links: services.links,
+      services,
+      routes: (declare) => declare(this.routes.forPlugin(name)),
+      provide: (port, impl) => services.ports.provide(name, port, impl),
+      port: (port) => services.ports.get(port),
+      on: (event, handler) => services.events.on(name, event, handler),
+      emit: (event, payload) => services.events.emit(event, payload),
+      seed: (run) => this.seeders.push({ plugin: name, run }),
+      onStop: (stop) => this.stoppers.push(stop),
+      em: () => this.em(),
+    }
+  }
+
+  /** Runs every plugin's seeders, in plugin order, each in its own transaction. */
+  async seed(onEach?: (plugin: string) => void): Promise<void> {
+    for (const seeder of this.seeders) {
+      onEach?.(seeder.plugin)
+      await this.em().transactional((em) => seeder.run(em as EntityManager))
+    }
+  }
+
+  /** Names of migrations not applied yet. */
+  async pendingMigrations(): Promise<string[]> {
+    return (await this.migrator.pending()).map((m) => m.name)
+  }
+
+  /** The authenticator the HTTP pipeline uses. */
+  private authenticator(): (req: IncomingMessage) => ReturnType<DigestAuth['authenticate']> {
+    const { services } = this
+    if (!services.secret) {
+      throw new Error(`no server secret: run "mediactl init" (or set auth.secret / MEDIACTL_SECRET)`)
+    }
+    const counter: NonceCounterPort = services.ports.has('nonceCounter')
+      ? services.ports.get('nonceCounter')
+      : (this.nonceCounter = new MemoryNonceCounter())
+    const digest = new DigestAuth(
+      { realm: services.config.auth.realm, nonceTtl: services.config.auth.nonce_ttl, secret: services.secret },
+      counter,
+    )
+    const credentials = services.ports.get('credentials')
+    const em = services.orm.em
+    return (req) => digest.authenticate(req, (username) => credentials.findByUsername(em.fork() as EntityManager, username))
+  }
+
+  /** The request listener (for tests or embedding in another server). */
+  requestListener(): ReturnType<typeof createRequestListener> {
+    const authenticate = this.authenticator()
+    return createRequestListener({ services: this.services, routes: this.routes, authenticate })
+  }
+
+  /** Starts the HTTP server. */
+  async listen(port = this.config.http.port, host = this.config.http.host): Promise<Listening> {
+    const server = createHttpServer(this.requestListener())
+    this.server = server
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, host, () => {
+        server.off('error', reject)
+        resolve()
+      })
+    })
+    const address = server.address() as AddressInfo
+    return { server, url: `http://${displayHost(host)}:${address.port}` }
+  }
+
+  /**
+   * Stops gracefully: no new connections, requests in flight finish (up to
+   * http.shutdown_timeout), idle keep-alive connections close; then plugins stop in
+   * reverse order and the database closes.
+   */
+  async close(): Promise<void> {
+    const server = this.server
+    if (server) {
+      this.server = undefined
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeIdleConnections()
+      const timer = setTimeout(() => server.closeAllConnections(), this.config.http.shutdown_timeout * 1000)
+      await closed
+      clearTimeout(timer)
+    }
+    for (const stop of [...this.stoppers].reverse()) await stop()
+    this.nonceCounter?.close()
+    await this.orm.close(true)
+  }
+}
+
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost'
+  return host.includes(':') ? `[${host}]` : host
+}

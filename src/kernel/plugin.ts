@@ -1,0 +1,106 @@
+import type { EntitySchema } from '@mikro-orm/core'
+import type { z } from 'zod'
+import type { Config } from './config/schema.js'
+import type { MigrationDefinition } from './db/migration.js'
+import type { EntityManager } from './db/orm.js'
+import type { EventHandler, EventName, KernelEvents } from './events.js'
+import type { LinkBuilder } from './http/links.js'
+import type { Router } from './http/router.js'
+import type { Logger } from './log.js'
+import type { KernelPorts, PortName } from './ports.js'
+import type { KernelServices } from './services.js'
+
+/** A seeding step: creates default rows when missing. Must be idempotent. */
+export type Seeder = (em: EntityManager) => Promise<void>
+
+/** What a plugin receives when it registers. Every registration is owned by the plugin. */
+export interface PluginContext<C = unknown> {
+  /** The plugin's name. */
+  readonly name: string
+  /** A logger tagged with the plugin's name. */
+  readonly log: Logger
+  /** The plugin's config slice, validated with its schema. */
+  readonly config: C
+  /** The whole validated configuration (read-only use). */
+  readonly kernelConfig: Config
+  /** Absolute URLs from the public base URL. */
+  readonly links: LinkBuilder
+  /** The kernel services (ORM, secret, ...), for work outside a request. */
+  readonly services: KernelServices
+  /** Declares HTTP routes. */
+  routes(declare: (router: Router) => void): void
+  /** Provides the implementation of a port. */
+  provide<P extends PortName>(port: P, impl: KernelPorts[P]): void
+  /** The implementation of a port (call at request time, not during register). */
+  port<P extends PortName>(port: P): KernelPorts[P]
+  /** Subscribes to an event. */
+  on<E extends EventName>(event: E, handler: EventHandler<E>): void
+  /** Emits an event and waits for every handler. */
+  emit<E extends EventName>(event: E, payload: KernelEvents[E]): Promise<void>
+  /** Declares a seeding step, run by `mediactl seed` and `mediactl init`. */
+  seed(seeder: Seeder): void
+  /** Runs on shutdown, in reverse plugin order. */
+  onStop(stop: () => Promise<void> | void): void
+  /** A fresh EntityManager for work outside a request (jobs, CLI operations). */
+  em(): EntityManager
+}
+
+/** A plugin: one folder under plugins/, one resource family or one port backend. */
+export interface PluginDefinition<C = unknown> {
+  /** Unique name; also its config key. */
+  name: string
+  /** Plugins that must be registered first. */
+  dependsOn?: string[]
+  /** Schema of the plugin's config slice (the top-level key named after the plugin). */
+  config?: z.ZodType<C, z.ZodTypeDef, unknown>
+  /** Entity schemas the plugin declares. */
+  entities?: EntitySchema<any, any>[] // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Schema migrations, in order. */
+  migrations?: MigrationDefinition[]
+  /** Wires routes, events, ports and seeds. */
+  register(ctx: PluginContext<C>): void | Promise<void>
+}
+
+export function definePlugin<C = unknown>(definition: PluginDefinition<C>): PluginDefinition<C> {
+  return definition
+}
+
+/**
+ * Orders the enabled plugins so each comes after its dependencies. Throws a clear error
+ * for an unknown name, a duplicate, a missing dependency or a cycle.
+ */
+export function resolvePlugins(enabled: string[], available: PluginDefinition<never>[]): PluginDefinition<never>[] {
+  const byName = new Map<string, PluginDefinition<never>>()
+  for (const plugin of available) {
+    if (byName.has(plugin.name)) throw new Error(`two plugins are named "${plugin.name}"`)
+    byName.set(plugin.name, plugin)
+  }
+  const seen = new Set<string>()
+  for (const name of enabled) {
+    if (seen.has(name)) throw new Error(`plugin "${name}" is listed twice in the "plugins" config key`)
+    seen.add(name)
+    if (!byName.has(name)) {
+      throw new Error(`unknown plugin "${name}" in the "plugins" config key; available: ${[...byName.keys()].join(', ')}`)
+    }
+  }
+  const ordered: PluginDefinition<never>[] = []
+  const state = new Map<string, 'visiting' | 'done'>()
+  const visit = (name: string, chain: string[]): void => {
+    if (state.get(name) === 'done') return
+    if (state.get(name) === 'visiting') {
+      throw new Error(`plugin dependency cycle: ${[...chain.slice(chain.indexOf(name)), name].join(' -> ')}`)
+    }
+    state.set(name, 'visiting')
+    const plugin = byName.get(name)!
+    for (const dependency of plugin.dependsOn ?? []) {
+      if (!seen.has(dependency)) {
+        throw new Error(`plugin "${name}" depends on "${dependency}", which is not enabled: add it to the "plugins" config key`)
+      }
+      visit(dependency, [...chain, name])
+    }
+    state.set(name, 'done')
+    ordered.push(plugin)
+  }
+  for (const name of enabled) visit(name, [])
+  return ordered
+}

@@ -1,0 +1,30 @@
+import type { EntityManager } from '@mikro-orm/core'
+
+/** What the kernel knows of an authenticated user; plugins load the full record when needed. */
+export interface Principal {
+  /** Database id of the user. */
+  id: number
+  /** Login name, unique across the installation. */
+  username: string
+  /** Database id of the user's platform. */
+  platformId: number
+  /** Profile flags the user holds, as `model.action` strings (for example `instance.view`). */
+  flags: ReadonlySet<string>
+}
+
+/** A user as seen by Digest authentication. */
+export interface DigestCredentials extends Principal {
+  /** md5(username:realm:api_key), hex; the API key itself is never stored. */
+  ha1: string
+  /** Inactive users (is_active 0) are refused with 401. */
+  isActive: boolean
+}
+
+/**
+ * Looks users up for authentication. Provided by the identity plugin; called once per
+ * authenticated request, so it should be a single indexed query.
+ */
+export interface CredentialsPort {
+  /** The credentials of `username`, or null when no such user exists. */
+  findByUsername(em: EntityManager, username: string): Promise<DigestCredentials | null>
+}

@@ -1,0 +1,18 @@
+import type { Config } from './config/schema.js'
+import type { Orm } from './db/orm.js'
+import type { EventBus } from './events.js'
+import type { LinkBuilder } from './http/links.js'
+import type { Logger } from './log.js'
+import type { PortRegistry } from './ports.js'
+
+/** The kernel's shared services, reachable from every plugin context and request. */
+export interface KernelServices {
+  config: Config
+  log: Logger
+  orm: Orm
+  links: LinkBuilder
+  events: EventBus
+  ports: PortRegistry
+  /** The server secret: signs nonces and tokens. Never logged. */
+  secret: string
+}

@@ -1,0 +1,32 @@
+/** Longest slug the contract allows (API-DECISIONS: at most 64 characters). */
+export const SLUG_MAX_LENGTH = 64
+
+/**
+ * Turns a human name into the base of a slug: lowercased, accents folded to ASCII,
+ * every other character run replaced by a single `-`, trimmed to 64 characters.
+ * Uniqueness (the `-2`, `-3` suffixes) is the caller's job: see `uniqueSlug`.
+ */
+export function slugify(value: string): string {
+  const folded = value
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+  const base = folded.slice(0, SLUG_MAX_LENGTH).replace(/-+$/, '')
+  return base || 'item'
+}
+
+/**
+ * Finds the first free slug for `value`: the plain slug, then `-2`, `-3`, ... The suffix
+ * is fitted inside the 64-character limit by shortening the base.
+ */
+export async function uniqueSlug(value: string, taken: (slug: string) => Promise<boolean>): Promise<string> {
+  const base = slugify(value)
+  if (!(await taken(base))) return base
+  for (let n = 2; ; n++) {
+    const suffix = `-${n}`
+    const candidate = base.slice(0, SLUG_MAX_LENGTH - suffix.length).replace(/-+$/, '') + suffix
+    if (!(await taken(candidate))) return candidate
+  }
+}
