@@ -20,7 +20,8 @@ export const credentials: CredentialsPort = {
       .where('u.username', username)
       .first()) as Row | undefined
     if (!row) return null
-    const permissions = typeof row.permissions === 'string' ? (JSON.parse(row.permissions) as string[]) : row.permissions
+    const permissions =
+      typeof row.permissions === 'string' ? (JSON.parse(row.permissions) as string[]) : row.permissions
     return {
       id: row.id,
       username: row.username,

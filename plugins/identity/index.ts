@@ -9,7 +9,14 @@ import { seedPlatformProfiles } from './user.service.js'
 export { type Profile, ProfileEntity } from './profile.entity.js'
 export { type User, UserEntity } from './user.entity.js'
 export { ALL_PROFILE_FLAGS, DEFAULT_PROFILES, PROFILE_FLAGS } from './profile-flags.js'
-export { API_KEY_LENGTH, UserInputError, createUser, digestHa1, rotateApiKey, seedPlatformProfiles } from './user.service.js'
+export {
+  API_KEY_LENGTH,
+  UserInputError,
+  createUser,
+  digestHa1,
+  rotateApiKey,
+  seedPlatformProfiles,
+} from './user.service.js'
 
 /** Identity: users and profiles, and the credentials behind Digest authentication. */
 export default definePlugin({

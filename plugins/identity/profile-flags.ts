@@ -71,4 +71,7 @@ export const DEFAULT_PROFILES: DefaultProfile[] = [
 ]
 
 /** The profile of installation administrators (`mediactl user create --admin`): every flag. */
-export const INSTANCE_ADMIN_PROFILE: DefaultProfile = { name: 'Installation administrator', permissions: ALL_PROFILE_FLAGS }
+export const INSTANCE_ADMIN_PROFILE: DefaultProfile = {
+  name: 'Installation administrator',
+  permissions: ALL_PROFILE_FLAGS,
+}

@@ -19,7 +19,10 @@ export function digestHa1(username: string, realm: string, apiKey: string): stri
 export async function ensureProfile(em: EntityManager, platform: Platform, profile: DefaultProfile): Promise<Profile> {
   const existing = await em.findOne(ProfileEntity, { platform, name: profile.name })
   if (existing) return existing
-  const slug = await uniqueSlug(`${platform.slug}-${profile.name}`, async (s) => (await em.count(ProfileEntity, { slug: s })) > 0)
+  const slug = await uniqueSlug(
+    `${platform.slug}-${profile.name}`,
+    async (s) => (await em.count(ProfileEntity, { slug: s })) > 0,
+  )
   const created = em.create(ProfileEntity, {
     slug,
     name: profile.name,

@@ -10,7 +10,11 @@ export interface PlatformInput {
 }
 
 /** Creates a platform and lets plugins seed its defaults, in one transaction. */
-export async function createPlatform(services: KernelServices, em: EntityManager, input: PlatformInput): Promise<Platform> {
+export async function createPlatform(
+  services: KernelServices,
+  em: EntityManager,
+  input: PlatformInput,
+): Promise<Platform> {
   return em.transactional(async (tx) => {
     const slug = await uniqueSlug(input.name, async (s) => (await tx.count(PlatformEntity, { slug: s })) > 0)
     const platform = tx.create(PlatformEntity, { ...input, slug, createdAt: new Date() })
@@ -30,7 +34,11 @@ export async function deletePlatform(services: KernelServices, em: EntityManager
 }
 
 /** The figures of platform info, gathered from the plugins that own them. */
-export async function platformStats(services: KernelServices, em: EntityManager, platform: Platform): Promise<PlatformStats> {
+export async function platformStats(
+  services: KernelServices,
+  em: EntityManager,
+  platform: Platform,
+): Promise<PlatformStats> {
   const stats: PlatformStats = { createdUsers: 0, usedSpace: 0 }
   await services.events.emit('platform.describe', { em, platform, stats })
   return stats

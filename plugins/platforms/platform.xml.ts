@@ -3,7 +3,12 @@ import type { Platform } from './platform.entity.js'
 import type { PlatformStats } from './platform.events.js'
 
 function fields(p: Platform): XmlNode[] {
-  return [xml.str('slug', p.slug), xml.str('name', p.name), xml.num('max_users', p.maxUsers), xml.num('max_space', p.maxSpace)]
+  return [
+    xml.str('slug', p.slug),
+    xml.str('name', p.name),
+    xml.num('max_users', p.maxUsers),
+    xml.num('max_space', p.maxSpace),
+  ]
 }
 
 /** A platform in a list: href, slug, name, max_users, max_space. */
@@ -22,5 +27,9 @@ export function platformInfoXml(links: LinkBuilder, p: Platform, stats: Platform
 }
 
 export function platformListXml(links: LinkBuilder, items: Platform[]): XmlNode {
-  return xml.el('platforms', { href: links.url('platforms') }, items.map((p) => platformSummaryXml(links, p)))
+  return xml.el(
+    'platforms',
+    { href: links.url('platforms') },
+    items.map((p) => platformSummaryXml(links, p)),
+  )
 }

@@ -1,4 +1,12 @@
-import { type EntityManager, type LinkBuilder, type Principal, type XmlNode, definePlugin, reply, xml } from '../../src/kernel/index.js'
+import {
+  type EntityManager,
+  type LinkBuilder,
+  type Principal,
+  type XmlNode,
+  definePlugin,
+  reply,
+  xml,
+} from '../../src/kernel/index.js'
 
 declare module '../../src/kernel/events.js' {
   interface KernelEvents {

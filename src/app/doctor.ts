@@ -1,6 +1,15 @@
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs'
 import { binaryVersion, findMediaBinary } from '../shared/binaries.js'
-import { type Config, type Kernel, type LoadConfigOptions, databaseTarget, instancePaths, loadConfig, readSecret, redactUrl } from '../kernel/index.js'
+import {
+  type Config,
+  type Kernel,
+  type LoadConfigOptions,
+  databaseTarget,
+  instancePaths,
+  loadConfig,
+  readSecret,
+  redactUrl,
+} from '../kernel/index.js'
 import { createLogger } from '../kernel/log.js'
 import { bootKernel } from './boot.js'
 
@@ -30,7 +39,12 @@ export async function doctor(options: LoadConfigOptions = {}): Promise<Check[]> 
     config = loadConfig(options).config
     checks.push({ name: 'config', ok: true, detail: 'valid' })
   } catch (error) {
-    checks.push({ name: 'config', ok: false, detail: (error as Error).message, fix: 'correct the key named above (docs/configuration.md lists every key)' })
+    checks.push({
+      name: 'config',
+      ok: false,
+      detail: (error as Error).message,
+      fix: 'correct the key named above (docs/configuration.md lists every key)',
+    })
     return checks
   }
 
@@ -43,7 +57,12 @@ export async function doctor(options: LoadConfigOptions = {}): Promise<Check[]> 
       const pending = await kernel.pendingMigrations()
       checks.push(
         pending.length
-          ? { name: 'migrations', ok: false, detail: `${pending.length} pending: ${pending.join(', ')}`, fix: 'run "mediactl migrate"' }
+          ? {
+              name: 'migrations',
+              ok: false,
+              detail: `${pending.length} pending: ${pending.join(', ')}`,
+              fix: 'run "mediactl migrate"',
+            }
           : { name: 'migrations', ok: true, detail: 'all applied' },
       )
     })
@@ -52,7 +71,10 @@ export async function doctor(options: LoadConfigOptions = {}): Promise<Check[]> 
       name: 'database',
       ok: false,
       detail: `${target.dialect} at ${where}: ${(error as Error).message}`,
-      fix: target.dialect === 'sqlite' ? 'check that the data dir is writable' : 'check that PostgreSQL runs and database.url (MEDIACTL_DATABASE_URL) is right',
+      fix:
+        target.dialect === 'sqlite'
+          ? 'check that the data dir is writable'
+          : 'check that PostgreSQL runs and database.url (MEDIACTL_DATABASE_URL) is right',
     })
   }
 
@@ -69,7 +91,12 @@ export async function doctor(options: LoadConfigOptions = {}): Promise<Check[]> 
     accessSync(config.data_dir, constants.W_OK)
     checks.push({ name: 'storage', ok: true, detail: `${config.data_dir} is writable` })
   } catch (error) {
-    checks.push({ name: 'storage', ok: false, detail: (error as Error).message, fix: `make ${config.data_dir} writable by this user, or set data_dir` })
+    checks.push({
+      name: 'storage',
+      ok: false,
+      detail: (error as Error).message,
+      fix: `make ${config.data_dir} writable by this user, or set data_dir`,
+    })
   }
 
   for (const name of ['ffmpeg', 'ffprobe'] as const) {
@@ -78,7 +105,12 @@ export async function doctor(options: LoadConfigOptions = {}): Promise<Check[]> 
     checks.push(
       version
         ? { name, ok: true, detail: `${version} (${binary.source}: ${binary.path})` }
-        : { name, ok: false, detail: 'not found or not runnable', fix: `install it ("apt-get install ffmpeg") or set ${name.toUpperCase()}_PATH` },
+        : {
+            name,
+            ok: false,
+            detail: 'not found or not runnable',
+            fix: `install it ("apt-get install ffmpeg") or set ${name.toUpperCase()}_PATH`,
+          },
     )
   }
   return checks

@@ -1,6 +1,14 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, relative as relativePath } from 'node:path'
-import { type LoadConfigOptions, configFilePath, ensureKeyPair, ensureSecret, instancePaths, isInstanceAdmin, loadConfig } from '../kernel/index.js'
+import {
+  type LoadConfigOptions,
+  configFilePath,
+  ensureKeyPair,
+  ensureSecret,
+  instancePaths,
+  isInstanceAdmin,
+  loadConfig,
+} from '../kernel/index.js'
 import { UserEntity, createUser } from '../../plugins/identity/index.js'
 import { type Platform, PlatformEntity, createPlatform } from '../../plugins/platforms/index.js'
 import { bootKernel } from './boot.js'
@@ -43,10 +51,17 @@ export async function initInstance(options: InitOptions): Promise<InitResult> {
   }
   const file = configFilePath(options).path
   if (!existsSync(file)) {
-    const { config } = loadConfig({ ...options, file: undefined, env: { ...(options.env ?? process.env), MEDIACTL_CONFIG: '' } })
+    const { config } = loadConfig({
+      ...options,
+      file: undefined,
+      env: { ...(options.env ?? process.env), MEDIACTL_CONFIG: '' },
+    })
     mkdirSync(dirname(file), { recursive: true })
     const relative = relativePath(dirname(file), config.data_dir)
-    writeFileSync(file, configTemplate(relative.startsWith('..') || isAbsolute(relative) ? config.data_dir : `./${relative}`))
+    writeFileSync(
+      file,
+      configTemplate(relative.startsWith('..') || isAbsolute(relative) ? config.data_dir : `./${relative}`),
+    )
     step(`wrote config file ${file}`)
   }
   const { config } = loadConfig({ ...options, file })

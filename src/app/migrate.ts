@@ -21,7 +21,8 @@ export async function migrate(
     const say = options.progress ?? (() => undefined)
     let changed: string[] = []
     if (action === 'up') changed = await kernel.migrator.up((m) => say(`applying ${m.name} (${m.plugin})`))
-    if (action === 'down') changed = await kernel.migrator.down(options.steps ?? 1, (m) => say(`reverting ${m.name} (${m.plugin})`))
+    if (action === 'down')
+      changed = await kernel.migrator.down(options.steps ?? 1, (m) => say(`reverting ${m.name} (${m.plugin})`))
     return { action, changed, status: await kernel.migrator.status() }
   } finally {
     await kernel.close()
@@ -29,7 +30,9 @@ export async function migrate(
 }
 
 /** Runs every plugin's seeders. */
-export async function seed(options: BootRequest & { progress?: (message: string) => void }): Promise<{ plugins: string[] }> {
+export async function seed(
+  options: BootRequest & { progress?: (message: string) => void },
+): Promise<{ plugins: string[] }> {
   const kernel = await bootKernel({ logger: createLogger('warn', 2), ...options })
   try {
     if ((await kernel.pendingMigrations()).length) {

@@ -26,7 +26,10 @@ export async function createUserCommand(options: CreateUserOptions): Promise<Use
   try {
     const em = kernel.em()
     const platform = await em.findOne(PlatformEntity, { slug: options.platform })
-    if (!platform) throw new UserInputError(`no platform "${options.platform}": list them with GET /platforms or create one with "mediactl platform create"`)
+    if (!platform)
+      throw new UserInputError(
+        `no platform "${options.platform}": list them with GET /platforms or create one with "mediactl platform create"`,
+      )
     let profile = undefined
     if (options.profile) {
       profile = await em.findOne(ProfileEntity, { slug: options.profile, platform })
@@ -40,7 +43,9 @@ export async function createUserCommand(options: CreateUserOptions): Promise<Use
 }
 
 /** Rotates a user's API key; the old key stops working at once. */
-export async function rotateKeyCommand(options: BootRequest & { username: string }): Promise<{ username: string; api_key: string }> {
+export async function rotateKeyCommand(
+  options: BootRequest & { username: string },
+): Promise<{ username: string; api_key: string }> {
   const kernel = await bootKernel({ logger: createLogger('warn', 2), ...options })
   try {
     const em = kernel.em()

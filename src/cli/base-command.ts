@@ -11,7 +11,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override baseFlags = {
     config: Flags.string({
       char: 'c',
-      description: 'Config file to merge over the defaults [default: $MEDIACTL_CONFIG, else ./mediactl.yaml if present]',
+      description:
+        'Config file to merge over the defaults [default: $MEDIACTL_CONFIG, else ./mediactl.yaml if present]',
       helpGroup: 'GLOBAL',
     }),
   }

@@ -1,5 +1,12 @@
 /** The kernel's public surface: plugins and the CLI import from here only. */
-export { ConfigError, configFilePath, envOverrides, loadConfig, pluginConfig, type LoadConfigOptions } from './config/load.js'
+export {
+  ConfigError,
+  configFilePath,
+  envOverrides,
+  loadConfig,
+  pluginConfig,
+  type LoadConfigOptions,
+} from './config/load.js'
 export type { Config, KernelConfig } from './config/schema.js'
 export { columns, defineMigration, type MigrationDefinition } from './db/migration.js'
 export { MIGRATIONS_TABLE, type MigrationStatus } from './db/migrator.js'

@@ -83,7 +83,9 @@ export class Kernel {
 
     const entities = plugins.flatMap((p) => (p.entities ?? []) as EntitySchema[])
     const orm = await openOrm(config, entities, log)
-    const migrations: OwnedMigration[] = plugins.flatMap((p) => (p.migrations ?? []).map((m) => ({ ...m, plugin: p.name })))
+    const migrations: OwnedMigration[] = plugins.flatMap((p) =>
+      (p.migrations ?? []).map((m) => ({ ...m, plugin: p.name })),
+    )
     const services: KernelServices = {
       config,
       log,
@@ -112,7 +114,9 @@ export class Kernel {
       log: services.log.child({ plugin: name }),
       config,
       kernelConfig: services.config,
-      links: services.links,
+      get links() {
+        return services.links
+      },
       services,
       routes: (declare) => declare(this.routes.forPlugin(name)),
       provide: (port, impl) => services.ports.provide(name, port, impl),
@@ -153,7 +157,8 @@ export class Kernel {
     )
     const credentials = services.ports.get('credentials')
     const em = services.orm.em
-    return (req) => digest.authenticate(req, (username) => credentials.findByUsername(em.fork() as EntityManager, username))
+    return (req) =>
+      digest.authenticate(req, (username) => credentials.findByUsername(em.fork() as EntityManager, username))
   }
 
   /** The request listener (for tests or embedding in another server). */
@@ -174,7 +179,10 @@ export class Kernel {
       })
     })
     const address = server.address() as AddressInfo
-    return { server, url: `http://${displayHost(host)}:${address.port}` }
+    const url = `http://${displayHost(host)}:${address.port}`
+    // Without a configured public URL, links follow the address actually bound (port 0 included).
+    if (!this.config.base_url) this.services.links = new LinkBuilder(url)
+    return { server, url }
   }
 
   /**

@@ -80,7 +80,9 @@ export function resolvePlugins(enabled: string[], available: PluginDefinition<ne
     if (seen.has(name)) throw new Error(`plugin "${name}" is listed twice in the "plugins" config key`)
     seen.add(name)
     if (!byName.has(name)) {
-      throw new Error(`unknown plugin "${name}" in the "plugins" config key; available: ${[...byName.keys()].join(', ')}`)
+      throw new Error(
+        `unknown plugin "${name}" in the "plugins" config key; available: ${[...byName.keys()].join(', ')}`,
+      )
     }
   }
   const ordered: PluginDefinition<never>[] = []
@@ -94,7 +96,9 @@ export function resolvePlugins(enabled: string[], available: PluginDefinition<ne
     const plugin = byName.get(name)!
     for (const dependency of plugin.dependsOn ?? []) {
       if (!seen.has(dependency)) {
-        throw new Error(`plugin "${name}" depends on "${dependency}", which is not enabled: add it to the "plugins" config key`)
+        throw new Error(
+          `plugin "${name}" depends on "${dependency}", which is not enabled: add it to the "plugins" config key`,
+        )
       }
       visit(dependency, [...chain, name])
     }

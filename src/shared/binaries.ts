@@ -28,7 +28,9 @@ export function findMediaBinary(name: 'ffmpeg' | 'ffprobe', env: NodeJS.ProcessE
   if (fromEnv) return { path: fromEnv, source: 'env' }
   if (onPath(name)) return { path: name, source: 'path' }
   try {
-    const bundled = (require(name === 'ffmpeg' ? '@ffmpeg-installer/ffmpeg' : '@ffprobe-installer/ffprobe') as { path: string }).path
+    const bundled = (
+      require(name === 'ffmpeg' ? '@ffmpeg-installer/ffmpeg' : '@ffprobe-installer/ffprobe') as { path: string }
+    ).path
     return { path: bundled, source: 'bundled' }
   } catch {
     return null

@@ -16,9 +16,15 @@ Without the --admin-* flags, init asks for them when run in a terminal.`
   ]
 
   static override flags = {
-    'admin-username': Flags.string({ description: 'Username of the first installation administrator [default: admin]' }),
-    'admin-email': Flags.string({ description: 'E-mail of the first administrator [default: admin@localhost.localdomain]' }),
-    'admin-password': Flags.string({ description: 'Password of the first administrator (optional: the API key is what authenticates)' }),
+    'admin-username': Flags.string({
+      description: 'Username of the first installation administrator [default: admin]',
+    }),
+    'admin-email': Flags.string({
+      description: 'E-mail of the first administrator [default: admin@localhost.localdomain]',
+    }),
+    'admin-password': Flags.string({
+      description: 'Password of the first administrator (optional: the API key is what authenticates)',
+    }),
     'platform-name': Flags.string({ description: 'Name of the first platform', default: 'Default' }),
   }
 
@@ -59,7 +65,9 @@ Without the --admin-* flags, init asks for them when run in a terminal.`
       config_file: result.configFile,
       url: result.url,
       public_key: result.publicKeyFile,
-      ...(result.admin ? { username: result.admin.username, api_key: result.admin.apiKey, platform: result.admin.platform } : {}),
+      ...(result.admin
+        ? { username: result.admin.username, api_key: result.admin.apiKey, platform: result.admin.platform }
+        : {}),
     }
   }
 }

@@ -4,7 +4,9 @@ import { BaseCommand } from '../base-command.js'
 
 export default class PlatformCreate extends BaseCommand<typeof PlatformCreate> {
   static override summary = 'Create a platform (tenant) with its default profiles.'
-  static override examples = ['<%= config.bin %> platform create --name "Campus TV" --max-users 50 --max-space 107374182400']
+  static override examples = [
+    '<%= config.bin %> platform create --name "Campus TV" --max-users 50 --max-space 107374182400',
+  ]
 
   static override flags = {
     name: Flags.string({ description: 'Name (at most 255 characters); the slug is made from it', required: true }),

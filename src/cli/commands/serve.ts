@@ -8,7 +8,11 @@ export default class Serve extends BaseCommand<typeof Serve> {
   static override description = `Refuses to start while migrations are pending, unless --migrate (or --init) is given.
 SIGTERM or SIGINT stops it gracefully: no new connections, requests in flight finish, the database closes.`
 
-  static override examples = ['<%= config.bin %> serve', '<%= config.bin %> serve --port 9000 --migrate', '<%= config.bin %> serve --init']
+  static override examples = [
+    '<%= config.bin %> serve',
+    '<%= config.bin %> serve --port 9000 --migrate',
+    '<%= config.bin %> serve --init',
+  ]
 
   static override flags = {
     port: Flags.integer({ char: 'p', description: 'TCP port [default: http.port, 8080]', min: 0, max: 65535 }),
@@ -25,7 +29,12 @@ SIGTERM or SIGINT stops it gracefully: no new connections, requests in flight fi
       ...this.configOptions(overrides),
       migrate: this.flags.migrate,
       init: this.flags.init
-        ? { adminUsername: 'admin', adminEmail: 'admin@localhost.localdomain', platformName: 'Default', progress: (m) => this.progress(m) }
+        ? {
+            adminUsername: 'admin',
+            adminEmail: 'admin@localhost.localdomain',
+            platformName: 'Default',
+            progress: (m) => this.progress(m),
+          }
         : undefined,
     })
     const admin = serving.initialized?.admin
@@ -37,7 +46,13 @@ SIGTERM or SIGINT stops it gracefully: no new connections, requests in flight fi
     }
     this.log(`mediactl serving on ${serving.url} (public URL ${url}); stop with Ctrl-C`)
     if (this.jsonEnabled()) {
-      process.stdout.write(JSON.stringify({ url: serving.url, public_url: url, ...(admin ? { username: admin.username, api_key: admin.apiKey } : {}) }) + '\n')
+      process.stdout.write(
+        JSON.stringify({
+          url: serving.url,
+          public_url: url,
+          ...(admin ? { username: admin.username, api_key: admin.apiKey } : {}),
+        }) + '\n',
+      )
     }
     await new Promise<void>((resolve) => {
       const stop = (signal: string): void => {

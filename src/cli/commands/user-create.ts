@@ -15,8 +15,13 @@ never stored: keep it, or rotate it with "mediactl user key <username>".
 
   static override flags = {
     platform: Flags.string({ description: 'Slug of the platform the user belongs to', required: true }),
-    profile: Flags.string({ description: 'Slug of the user\'s profile [default: the platform\'s administrator profile]' }),
-    username: Flags.string({ description: 'Login name, unique across the installation (at most 128 characters)', required: true }),
+    profile: Flags.string({
+      description: "Slug of the user's profile [default: the platform's administrator profile]",
+    }),
+    username: Flags.string({
+      description: 'Login name, unique across the installation (at most 128 characters)',
+      required: true,
+    }),
     email: Flags.string({ description: 'E-mail address, unique on the platform', required: true }),
     password: Flags.string({ description: 'Password, for the password check endpoint (optional)' }),
     admin: Flags.boolean({ description: 'Make an installation administrator' }),

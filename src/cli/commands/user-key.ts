@@ -3,7 +3,7 @@ import { rotateKeyCommand } from '../../app/users.js'
 import { BaseCommand } from '../base-command.js'
 
 export default class UserKey extends BaseCommand<typeof UserKey> {
-  static override summary = 'Rotate a user\'s API key and print the new one once.'
+  static override summary = "Rotate a user's API key and print the new one once."
   static override description = `The old key stops working at once. The key is bound to the username (Digest HA1), so a user
 whose username changes needs a new key: run this command after renaming.`
 

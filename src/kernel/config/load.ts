@@ -95,13 +95,7 @@ export function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith('MEDIACTL_') || raw === undefined || ENV_IGNORED.has(name)) continue
     if (name.startsWith('MEDIACTL_TEST_')) continue
-    const path =
-      ENV_ALIASES[name] ??
-      name
-        .slice('MEDIACTL_'.length)
-        .toLowerCase()
-        .split('__')
-        .join('.')
+    const path = ENV_ALIASES[name] ?? name.slice('MEDIACTL_'.length).toLowerCase().split('__').join('.')
     const value = path === 'data_dir' || path === 'base_url' || path === 'database.url' ? raw : parseEnvValue(raw)
     setPath(out, path, path === 'plugins' && typeof value === 'string' ? value.split(',').map((s) => s.trim()) : value)
   }

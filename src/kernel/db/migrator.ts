@@ -77,7 +77,10 @@ export class Migrator {
   /** Reverts the `steps` most recently applied migrations; returns the names reverted. */
   async down(steps = 1, onEach?: (m: OwnedMigration) => void): Promise<string[]> {
     const done = await this.executed()
-    const applied = this.migrations.filter((m) => done.has(m.name)).reverse().slice(0, steps)
+    const applied = this.migrations
+      .filter((m) => done.has(m.name))
+      .reverse()
+      .slice(0, steps)
     const reverted: string[] = []
     for (const m of applied) {
       onEach?.(m)

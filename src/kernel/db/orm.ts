@@ -56,7 +56,10 @@ export async function openOrm(config: Config, entities: EntitySchema[], log: Log
       pool: {
         min: 1,
         max: 1,
-        afterCreate: (connection: { pragma(sql: string): unknown }, done: (error: Error | null, c: unknown) => void) => {
+        afterCreate: (
+          connection: { pragma(sql: string): unknown },
+          done: (error: Error | null, c: unknown) => void,
+        ) => {
           // WAL lets the CLI read while a server writes; foreign keys make cascades real.
           connection.pragma('journal_mode = WAL')
           connection.pragma('foreign_keys = ON')

@@ -97,7 +97,9 @@ export class DigestAuth {
     if (!p) throw this.unauthorized('Malformed Authorization header: expected HTTP Digest credentials.')
     const { username, realm, nonce, uri, response, qop, nc, cnonce, opaque } = p
     if (!username || !realm || !nonce || !uri || !response || !nc || !cnonce || !qop) {
-      throw this.unauthorized('Incomplete Digest credentials: username, realm, nonce, uri, qop, nc, cnonce and response are needed.')
+      throw this.unauthorized(
+        'Incomplete Digest credentials: username, realm, nonce, uri, qop, nc, cnonce and response are needed.',
+      )
     }
     if (realm !== this.options.realm) throw this.unauthorized(`Wrong realm: use "${this.options.realm}".`)
     if (qop !== 'auth') throw this.unauthorized('Unsupported qop: use qop=auth.')
@@ -116,7 +118,8 @@ export class DigestAuth {
     if (!safeEqual(expected, response.toLowerCase()) || !user) {
       throw this.unauthorized('Wrong username or API key.')
     }
-    if (age > this.options.nonceTtl || age < -60) throw this.unauthorized('The nonce has expired: retry with the new one.', true)
+    if (age > this.options.nonceTtl || age < -60)
+      throw this.unauthorized('The nonce has expired: retry with the new one.', true)
     const fresh = await this.counter.advance(nonce, parseInt(nc, 16), this.options.nonceTtl - age + 1)
     if (!fresh) throw this.unauthorized('Replayed request: the nonce count (nc) must grow with each request.')
     if (!user.isActive) throw this.unauthorized('This user is inactive.')

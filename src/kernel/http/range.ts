@@ -42,7 +42,11 @@ export function parseRange(header: string | undefined, total: number): RangeRequ
  * Works out the page for a list of `total` entities and the headers that describe it.
  * `max` caps how many entities one answer carries, with or without Range.
  */
-export function pageFor(header: string | undefined, total: number, max: number): { page: Page; headers: Record<string, string> } {
+export function pageFor(
+  header: string | undefined,
+  total: number,
+  max: number,
+): { page: Page; headers: Record<string, string> } {
   const range = parseRange(header, total)
   const start = range?.start ?? 0
   if (range && total > 0 && start >= total) {
@@ -52,5 +56,8 @@ export function pageFor(header: string | undefined, total: number, max: number):
   const last = Math.min(wanted, start + max - 1)
   const count = Math.max(0, last - start + 1)
   const contentRange = count === 0 ? `entities */${total}` : `entities ${start}-${last}/${total}`
-  return { page: { offset: start, limit: count }, headers: { 'Content-Range': contentRange, 'Accept-Ranges': 'entities' } }
+  return {
+    page: { offset: start, limit: count },
+    headers: { 'Content-Range': contentRange, 'Accept-Ranges': 'entities' },
+  }
 }

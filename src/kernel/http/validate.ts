@@ -34,7 +34,8 @@ export interface IntegerRule extends Common {
 // C0 controls other than tab, newline, carriage return cannot appear in XML 1.0.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/
-const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
+const EMAIL =
+  /^[^\s@<>()[\]\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
 
 /**
  * Reads and checks request fields, collecting every failure so that one 412 answer lists
@@ -89,7 +90,8 @@ export class FieldReader {
     if (value == null) return value
     const length = [...value].length
     if (CONTROL.test(value)) this.fail(field, 'must not contain control characters')
-    else if (rule.length !== undefined && length !== rule.length) this.fail(field, `must be exactly ${rule.length} characters`)
+    else if (rule.length !== undefined && length !== rule.length)
+      this.fail(field, `must be exactly ${rule.length} characters`)
     else if (rule.max !== undefined && length > rule.max) this.fail(field, `must be at most ${rule.max} characters`)
     else if (rule.min !== undefined && length < rule.min) this.fail(field, `must be at least ${rule.min} characters`)
     else if (rule.pattern && !rule.pattern.regex.test(value)) this.fail(field, rule.pattern.message)
