@@ -2,6 +2,7 @@ import type { PluginDefinition } from './kernel/index.js'
 import identity from '../plugins/identity/index.js'
 import platforms from '../plugins/platforms/index.js'
 import root from '../plugins/root/index.js'
+import stateRedis from '../plugins/state-redis/index.js'
 
 /** Every plugin shipped with mediactl; the `plugins` config key chooses which are enabled. */
-export const CATALOG: PluginDefinition<never>[] = [root, platforms, identity] as PluginDefinition<never>[]
+export const CATALOG: PluginDefinition<never>[] = [root, platforms, identity, stateRedis] as PluginDefinition<never>[]

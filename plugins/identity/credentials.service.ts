@@ -1,34 +1,47 @@
-import type { CredentialsPort, DigestCredentials, EntityManager } from '../../src/kernel/index.js'
+import type { CredentialsPort, DigestCredentials, Reader } from '../../src/kernel/index.js'
 
-interface Row {
+interface CredentialsRow {
   id: number
   username: string
   platform_id: number
   ha1: string
   is_active: number | boolean
   permissions: string | string[]
+  [column: string]: unknown
 }
 
-/** Loads Digest credentials with one indexed query (users joined to their profile). */
-export const credentials: CredentialsPort = {
-  async findByUsername(em: EntityManager, username: string): Promise<DigestCredentials | null> {
-    const row = (await em
-      .getKnex()
-      .select('u.id', 'u.username', 'u.platform_id', 'u.ha1', 'u.is_active', 'p.permissions')
-      .from({ u: 'users' })
-      .join({ p: 'profiles' }, 'p.id', 'u.profile_id')
-      .where('u.username', username)
-      .first()) as Row | undefined
-    if (!row) return null
-    const permissions =
-      typeof row.permissions === 'string' ? (JSON.parse(row.permissions) as string[]) : row.permissions
-    return {
-      id: row.id,
-      username: row.username,
-      platformId: row.platform_id,
-      ha1: row.ha1,
-      isActive: Boolean(row.is_active),
-      flags: new Set(permissions),
-    }
-  },
+const BY_USERNAME = `select u.id, u.username, u.platform_id, u.ha1, u.is_active, p.permissions
+  from users u join profiles p on p.id = u.profile_id where u.username = ?`
+
+// Profiles are few and their flag lists repeat on every request: parse each distinct list once.
+const flagSets = new Map<string, ReadonlySet<string>>()
+const FLAG_SETS_MAX = 1000
+
+function flagsOf(permissions: string | string[]): ReadonlySet<string> {
+  if (Array.isArray(permissions)) return new Set(permissions)
+  let flags = flagSets.get(permissions)
+  if (!flags) {
+    if (flagSets.size >= FLAG_SETS_MAX) flagSets.clear()
+    flags = new Set(JSON.parse(permissions) as string[])
+    flagSets.set(permissions, flags)
+  }
+  return flags
+}
+
+/** Digest credentials with one prepared, indexed query (users joined to their profile). */
+export function credentialsPort(reader: Reader): CredentialsPort {
+  return {
+    async findByUsername(username: string): Promise<DigestCredentials | null> {
+      const row = await reader.one<CredentialsRow>(BY_USERNAME, [username])
+      if (!row) return null
+      return {
+        id: row.id,
+        username: row.username,
+        platformId: row.platform_id,
+        ha1: row.ha1,
+        isActive: Boolean(row.is_active),
+        flags: flagsOf(row.permissions),
+      }
+    },
+  }
 }

@@ -1,10 +1,10 @@
-import { definePlugin } from '../../src/kernel/index.js'
+import { definePlugin, invalid } from '../../src/kernel/index.js'
 import { PlatformEntity } from '../platforms/index.js'
-import { credentials } from './credentials.service.js'
+import { credentialsPort } from './credentials.service.js'
 import init from './migrations/20261121-identity-init.js'
 import { ProfileEntity } from './profile.entity.js'
 import { UserEntity } from './user.entity.js'
-import { seedPlatformProfiles } from './user.service.js'
+import { instanceAdmins, seedPlatformProfiles } from './user.service.js'
 
 export { type Profile, ProfileEntity } from './profile.entity.js'
 export { type User, UserEntity } from './user.entity.js'
@@ -25,12 +25,22 @@ export default definePlugin({
   entities: [ProfileEntity, UserEntity],
   migrations: [init],
   register(ctx) {
-    ctx.provide('credentials', credentials)
+    ctx.provide('credentials', credentialsPort(ctx.services.reader))
     ctx.on('platform.created', ({ em, platform }) => seedPlatformProfiles(em, platform))
-    ctx.on('platform.describe', async ({ em, platform, stats }) => {
-      stats.createdUsers = await em.count(UserEntity, { platform })
+    ctx.on('platform.describe', async ({ reader, platform, stats }) => {
+      const row = await reader.one<{ n: number | string }>('select count(*) as n from users where platform_id = ?', [
+        platform.id,
+      ])
+      stats.createdUsers = Number(row?.n ?? 0)
     })
     ctx.on('platform.deleting', async ({ em, platform }) => {
+      const admins = await instanceAdmins(em)
+      if (admins.length > 0 && (await instanceAdmins(em, platform)).length === 0) {
+        throw invalid(
+          { platform: 'holds the last installation administrator' },
+          'Deleting this platform would remove every installation administrator: create one on another platform first (mediactl user create --admin).',
+        )
+      }
       await em.nativeDelete(UserEntity, { platform })
       await em.nativeDelete(ProfileEntity, { platform })
     })

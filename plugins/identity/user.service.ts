@@ -1,7 +1,6 @@
-import type { EntityManager } from '../../src/kernel/index.js'
+import { type EntityManager, freeSlug } from '../../src/kernel/index.js'
 import { hashPassword } from '../../src/shared/password.js'
 import { md5Hex, randomToken } from '../../src/shared/secrets.js'
-import { uniqueSlug } from '../../src/shared/slug.js'
 import type { Platform } from '../platforms/index.js'
 import { DEFAULT_PROFILES, type DefaultProfile, INSTANCE_ADMIN_PROFILE } from './profile-flags.js'
 import { type Profile, ProfileEntity } from './profile.entity.js'
@@ -19,10 +18,7 @@ export function digestHa1(username: string, realm: string, apiKey: string): stri
 export async function ensureProfile(em: EntityManager, platform: Platform, profile: DefaultProfile): Promise<Profile> {
   const existing = await em.findOne(ProfileEntity, { platform, name: profile.name })
   if (existing) return existing
-  const slug = await uniqueSlug(
-    `${platform.slug}-${profile.name}`,
-    async (s) => (await em.count(ProfileEntity, { slug: s })) > 0,
-  )
+  const slug = await freeSlug(em, ProfileEntity, `${platform.slug}-${profile.name}`)
   const created = em.create(ProfileEntity, {
     slug,
     name: profile.name,
@@ -88,6 +84,12 @@ export async function createUser(em: EntityManager, input: NewUser): Promise<{ u
   })
   await em.flush()
   return { user, apiKey }
+}
+
+/** Installation administrators (profile with `instance.view`), optionally outside one platform. */
+export async function instanceAdmins(em: EntityManager, outside?: Platform): Promise<User[]> {
+  const users = await em.find(UserEntity, outside ? { platform: { $ne: outside.id } } : {}, { populate: ['profile'] })
+  return users.filter((u) => u.profile.permissions.includes('instance.view'))
 }
 
 /** Replaces a user's API key; the old one stops working at once. Returns the new key. */

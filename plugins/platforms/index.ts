@@ -6,6 +6,7 @@ import './platform.events.js'
 
 export { type Platform, PlatformEntity } from './platform.entity.js'
 export type { PlatformStats } from './platform.events.js'
+export { type PlatformView, platformQueries } from './platform.queries.js'
 export { createPlatform, deletePlatform, type PlatformInput } from './platform.service.js'
 
 /** Platforms: the tenants. `GET/POST /platforms`, `GET/PUT/DELETE /platform/<slug>`. */

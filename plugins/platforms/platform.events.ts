@@ -1,5 +1,6 @@
-import type { EntityManager } from '../../src/kernel/index.js'
+import type { EntityManager, Reader } from '../../src/kernel/index.js'
 import type { Platform } from './platform.entity.js'
+import type { PlatformView } from './platform.queries.js'
 
 /** Figures other plugins add to platform info. */
 export interface PlatformStats {
@@ -15,7 +16,7 @@ declare module '../../src/kernel/events.js' {
     'platform.created': { em: EntityManager; platform: Platform }
     /** A platform is about to be deleted, inside the deleting transaction: remove what it holds. */
     'platform.deleting': { em: EntityManager; platform: Platform }
-    /** Platform info is being rendered: fill in the figures you own. */
-    'platform.describe': { em: EntityManager; platform: Platform; stats: PlatformStats }
+    /** Platform info is being rendered: fill in the figures you own, from committed data. */
+    'platform.describe': { reader: Reader; platform: PlatformView; stats: PlatformStats }
   }
 }

@@ -1,5 +1,5 @@
 import { type LinkBuilder, type XmlNode, xml } from '../../src/kernel/index.js'
-import type { Platform } from './platform.entity.js'
+import type { PlatformView as Platform } from './platform.queries.js'
 import type { PlatformStats } from './platform.events.js'
 
 function fields(p: Platform): XmlNode[] {

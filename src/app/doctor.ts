@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs'
 import { binaryVersion, findMediaBinary } from '../shared/binaries.js'
 import {
   type Config,
+  ConfigError,
   type Kernel,
   type LoadConfigOptions,
   databaseTarget,
@@ -21,6 +22,8 @@ export interface Check {
   /** How to fix a failed check. */
   fix?: string
 }
+
+const CONFIG_FIX = 'correct the key named above (docs/configuration.md lists every key)'
 
 async function withKernel<T>(options: LoadConfigOptions, use: (kernel: Kernel) => Promise<T>): Promise<T> {
   const kernel = await bootKernel({ ...options, logger: createLogger('silent') })
@@ -43,7 +46,7 @@ export async function doctor(options: LoadConfigOptions = {}): Promise<Check[]> 
       name: 'config',
       ok: false,
       detail: (error as Error).message,
-      fix: 'correct the key named above (docs/configuration.md lists every key)',
+      fix: CONFIG_FIX,
     })
     return checks
   }
@@ -67,6 +70,11 @@ export async function doctor(options: LoadConfigOptions = {}): Promise<Check[]> 
       )
     })
   } catch (error) {
+    // Booting also validates the keys loadConfig leaves to the kernel (unknown keys, plugin sections).
+    if (error instanceof ConfigError) {
+      checks[0] = { name: 'config', ok: false, detail: error.message, fix: CONFIG_FIX }
+      return checks
+    }
     checks.push({
       name: 'database',
       ok: false,

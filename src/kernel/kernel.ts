@@ -4,7 +4,9 @@ import type { EntitySchema } from '@mikro-orm/core'
 import { ConfigError, pluginConfig } from './config/load.js'
 import { type Config, kernelConfigSchema } from './config/schema.js'
 import { Migrator, type OwnedMigration } from './db/migrator.js'
-import { type EntityManager, type Orm, knexOf, openOrm } from './db/orm.js'
+import { type EntityManager, type Orm, databaseTarget, knexOf, openOrm } from './db/orm.js'
+import { openReader } from './db/reader.js'
+import { transaction } from './db/transaction.js'
 import { EventBus } from './events.js'
 import { createHttpServer, createRequestListener } from './http/app.js'
 import { DigestAuth } from './http/digest.js'
@@ -44,6 +46,7 @@ export class Kernel {
   private readonly seeders: { plugin: string; run: Seeder }[] = []
   private readonly stoppers: (() => Promise<void> | void)[] = []
   private server: Server | undefined
+  private closing = false
   private nonceCounter: MemoryNonceCounter | undefined
 
   private constructor(
@@ -90,6 +93,7 @@ export class Kernel {
       config,
       log,
       orm,
+      reader: openReader(databaseTarget(config), knexOf(orm)),
       links: new LinkBuilder(config.base_url || `http://${displayHost(config.http.host)}:${config.http.port}`),
       events: new EventBus(log),
       ports: new PortRegistry(),
@@ -100,6 +104,7 @@ export class Kernel {
       for (const plugin of plugins) await plugin.register(kernel.contextFor(plugin, slices.get(plugin.name)) as never)
       services.ports.check()
     } catch (error) {
+      services.reader.close()
       await orm.close(true)
       throw error
     }
@@ -133,7 +138,7 @@ export class Kernel {
   async seed(onEach?: (plugin: string) => void): Promise<void> {
     for (const seeder of this.seeders) {
       onEach?.(seeder.plugin)
-      await this.em().transactional((em) => seeder.run(em as EntityManager))
+      await transaction(this.em(), (em) => seeder.run(em))
     }
   }
 
@@ -156,15 +161,18 @@ export class Kernel {
       counter,
     )
     const credentials = services.ports.get('credentials')
-    const em = services.orm.em
-    return (req) =>
-      digest.authenticate(req, (username) => credentials.findByUsername(em.fork() as EntityManager, username))
+    return (req) => digest.authenticate(req, (username) => credentials.findByUsername(username))
   }
 
   /** The request listener (for tests or embedding in another server). */
   requestListener(): ReturnType<typeof createRequestListener> {
     const authenticate = this.authenticator()
-    return createRequestListener({ services: this.services, routes: this.routes, authenticate })
+    return createRequestListener({
+      services: this.services,
+      routes: this.routes,
+      authenticate,
+      isClosing: () => this.closing,
+    })
   }
 
   /** Starts the HTTP server. */
@@ -192,6 +200,7 @@ export class Kernel {
    */
   async close(): Promise<void> {
     const server = this.server
+    this.closing = true
     if (server) {
       this.server = undefined
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
@@ -202,7 +211,10 @@ export class Kernel {
     }
     for (const stop of [...this.stoppers].reverse()) await stop()
     this.nonceCounter?.close()
+    this.services.reader.close()
     await this.orm.close(true)
+    // The log is written asynchronously: flush it so nothing of this run lands after what the caller prints next.
+    await new Promise<void>((resolve) => this.log.flush(() => resolve()))
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Config } from './config/schema.js'
 import type { Orm } from './db/orm.js'
+import type { Reader } from './db/reader.js'
 import type { EventBus } from './events.js'
 import type { LinkBuilder } from './http/links.js'
 import type { Logger } from './log.js'
@@ -10,6 +11,8 @@ export interface KernelServices {
   config: Config
   log: Logger
   orm: Orm
+  /** Prepared read-only queries for hot paths (committed data only). */
+  reader: Reader
   links: LinkBuilder
   events: EventBus
   ports: PortRegistry

@@ -1,6 +1,21 @@
 /** Longest slug the contract allows (API-DECISIONS: at most 64 characters). */
 export const SLUG_MAX_LENGTH = 64
 
+/** Latin letters that Unicode does not split into a base letter and an accent (after lowercasing). */
+const UNDECOMPOSED: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+  ħ: 'h',
+  ŧ: 't',
+}
+
 /**
  * Turns a human name into the base of a slug: lowercased, accents folded to ASCII,
  * every other character run replaced by a single `-`, trimmed to 64 characters.
@@ -11,6 +26,7 @@ export function slugify(value: string): string {
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
+    .replace(/[ßæœøłđðþıħŧ]/g, (c) => UNDECOMPOSED[c] ?? c)
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
   const base = folded.slice(0, SLUG_MAX_LENGTH).replace(/-+$/, '')

@@ -2,7 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CATALOG } from '../../src/catalog.js'
-import { Kernel, createLogger, ensureKeyPair, loadConfig } from '../../src/kernel/index.js'
+import {
+  Kernel,
+  type Logger,
+  type PluginDefinition,
+  createLogger,
+  ensureKeyPair,
+  loadConfig,
+} from '../../src/kernel/index.js'
 import { createUser } from '../../plugins/identity/index.js'
 import { PlatformEntity, createPlatform } from '../../plugins/platforms/index.js'
 import { freshDatabase } from './database.js'
@@ -27,6 +34,10 @@ export interface TestApp {
 export interface TestAppOptions {
   /** Extra configuration merged over the test defaults. */
   config?: Record<string, unknown>
+  /** Extra plugins, appended to the catalog and enabled (after the configured ones). */
+  plugins?: PluginDefinition[]
+  /** Logger for the kernel (default: silent), for example one writing the access log to a file. */
+  logger?: Logger
 }
 
 /**
@@ -37,21 +48,29 @@ export interface TestAppOptions {
 export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mediactl-test-'))
   const database = await freshDatabase()
-  const { config } = loadConfig({
-    env: {},
-    file: undefined,
-    cwd: dataDir,
-    overrides: {
-      data_dir: dataDir,
-      log_level: 'silent',
-      http: { host: '127.0.0.1', port: 0 },
-      database: { url: database.url },
-      auth: { secret: 'test-secret-' + dataDir },
-      ...options.config,
-    },
-  })
+  const overrides: Record<string, unknown> = {
+    data_dir: dataDir,
+    log_level: 'silent',
+    http: { host: '127.0.0.1', port: 0 },
+    database: { url: database.url },
+    auth: { secret: 'test-secret-' + dataDir },
+  }
+  // Sections merge key by key, so { auth: { nonce_ttl: 1 } } keeps the test secret.
+  for (const [key, value] of Object.entries(options.config ?? {})) {
+    const base = overrides[key]
+    const isSection = (v: unknown): v is Record<string, unknown> =>
+      typeof v === 'object' && v !== null && !Array.isArray(v)
+    overrides[key] = isSection(value) && isSection(base) ? { ...base, ...value } : value
+  }
+  const { config } = loadConfig({ env: {}, file: undefined, cwd: dataDir, overrides })
   ensureKeyPair(dataDir)
-  const kernel = await Kernel.boot({ config, catalog: CATALOG, logger: createLogger('silent') })
+  const extra = options.plugins ?? []
+  config.plugins = [...config.plugins, ...extra.map((p) => p.name)]
+  const kernel = await Kernel.boot({
+    config,
+    catalog: [...CATALOG, ...(extra as PluginDefinition<never>[])],
+    logger: options.logger ?? createLogger('silent'),
+  })
   await kernel.migrator.up()
   await kernel.seed()
   const em = kernel.em()

@@ -1,5 +1,7 @@
 import { Flags } from '@oclif/core'
+import { readConfig } from '../../app/boot.js'
 import { serve } from '../../app/serve.js'
+import { createLogger } from '../../kernel/index.js'
 import { BaseCommand } from '../base-command.js'
 import { curlExample } from '../format.js'
 
@@ -27,6 +29,8 @@ SIGTERM or SIGINT stops it gracefully: no new connections, requests in flight fi
     if (this.flags.host !== undefined) overrides.http = { ...(overrides.http as object), host: this.flags.host }
     const serving = await serve({
       ...this.configOptions(overrides),
+      // With --json, stdout carries only the JSON line: the log goes to stderr.
+      logger: this.jsonEnabled() ? createLogger(readConfig(this.configOptions(overrides)).log_level, 2) : undefined,
       migrate: this.flags.migrate,
       init: this.flags.init
         ? {
@@ -36,6 +40,15 @@ SIGTERM or SIGINT stops it gracefully: no new connections, requests in flight fi
             progress: (m) => this.progress(m),
           }
         : undefined,
+    })
+    // Catch the signals before announcing readiness: whoever waits for the line below may stop us at once.
+    const stopped = new Promise<void>((resolve) => {
+      const stop = (signal: string): void => {
+        serving.kernel.log.info({ signal }, 'stopping')
+        void serving.stop().then(resolve)
+      }
+      process.once('SIGTERM', () => stop('SIGTERM'))
+      process.once('SIGINT', () => stop('SIGINT'))
     })
     const admin = serving.initialized?.admin
     const url = serving.kernel.services.links.url().replace(/\/$/, '')
@@ -54,14 +67,7 @@ SIGTERM or SIGINT stops it gracefully: no new connections, requests in flight fi
         }) + '\n',
       )
     }
-    await new Promise<void>((resolve) => {
-      const stop = (signal: string): void => {
-        serving.kernel.log.info({ signal }, 'stopping')
-        void serving.stop().then(resolve)
-      }
-      process.once('SIGTERM', () => stop('SIGTERM'))
-      process.once('SIGINT', () => stop('SIGINT'))
-    })
+    await stopped
     this.log('mediactl stopped.')
   }
 }

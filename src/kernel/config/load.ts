@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import type { z } from 'zod'
 import { packageRoot } from '../../shared/package-root.js'
@@ -20,10 +20,23 @@ const ENV_ALIASES: Record<string, string> = {
   MEDIACTL_DATABASE_URL: 'database.url',
   MEDIACTL_SECRET: 'auth.secret',
   MEDIACTL_PLUGINS: 'plugins',
+  MEDIACTL_REDIS_URL: 'redis_url',
 }
 
+/** Kernel keys that are strings: their environment values are kept as written, never read as YAML. */
+const STRING_KEYS = new Set([
+  'data_dir',
+  'base_url',
+  'log_level',
+  'http.host',
+  'database.url',
+  'auth.realm',
+  'auth.secret',
+  'redis_url',
+])
+
 /** Variables that are read elsewhere and are not config keys. */
-const ENV_IGNORED = new Set(['MEDIACTL_CONFIG'])
+const ENV_IGNORED = new Set(['MEDIACTL_CONFIG', 'MEDIACTL_DEBUG'])
 
 export interface LoadConfigOptions {
   /** Config file to merge over the defaults; falls back to MEDIACTL_CONFIG, then ./mediactl.yaml if present. */
@@ -96,7 +109,7 @@ export function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
     if (!name.startsWith('MEDIACTL_') || raw === undefined || ENV_IGNORED.has(name)) continue
     if (name.startsWith('MEDIACTL_TEST_')) continue
     const path = ENV_ALIASES[name] ?? name.slice('MEDIACTL_'.length).toLowerCase().split('__').join('.')
-    const value = path === 'data_dir' || path === 'base_url' || path === 'database.url' ? raw : parseEnvValue(raw)
+    const value = STRING_KEYS.has(path) ? raw : parseEnvValue(raw)
     setPath(out, path, path === 'plugins' && typeof value === 'string' ? value.split(',').map((s) => s.trim()) : value)
   }
   return out
@@ -133,7 +146,10 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const { path, explicit } = configFilePath(options)
   let file: string | undefined
   if (existsSync(path)) {
-    merged = merge(merged, readYaml(path))
+    const fromFile = readYaml(path)
+    // A relative data_dir in a config file is relative to that file, wherever the command runs.
+    if (typeof fromFile.data_dir === 'string') fromFile.data_dir = resolve(dirname(path), fromFile.data_dir)
+    merged = merge(merged, fromFile)
     file = path
   } else if (explicit) {
     throw new ConfigError(`config file ${path} does not exist; create it or run "mediactl init --config ${path}"`)

@@ -47,13 +47,19 @@ export const kernelConfigSchema = z
     auth: z
       .object({
         /** Digest realm. */
-        realm: z.string().min(1).max(128),
+        realm: z
+          .string()
+          .min(1)
+          .max(128)
+          .regex(/^[^"\\]+$/, 'text without double quotes or backslashes'),
         /** Nonce lifetime, in seconds. */
         nonce_ttl: positiveInt,
         /** Server secret; empty reads <data_dir>/secret. */
         secret: z.string(),
       })
       .strict(),
+    /** Redis URL shared by the plugins that use Redis (state-redis, queue backends); empty: none. */
+    redis_url: z.union([z.literal(''), z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')]),
     /** Names of the plugins to load. */
     plugins: z.array(z.string().min(1)).min(1),
   })

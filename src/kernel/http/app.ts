@@ -29,24 +29,25 @@ function toHttpError(error: unknown): HttpError | undefined {
   return undefined
 }
 
-function send(res: ServerResponse, reply: Reply, extra: Record<string, string>): void {
-  for (const [name, value] of Object.entries({ ...extra, ...reply.headers })) res.setHeader(name, value)
-  res.statusCode = reply.status
+function send(res: ServerResponse, reply: Reply, extra: Record<string, string>, closing: boolean): void {
+  if (closing) res.shouldKeepAlive = false
+  const headers: Record<string, string | number> = { ...extra, ...reply.headers }
   if (reply.xml) {
     const body = renderXml(reply.xml)
-    res.setHeader('Content-Type', res.getHeader('Content-Type') ?? XML_CONTENT_TYPE)
-    res.setHeader('Content-Length', Buffer.byteLength(body))
-    res.end(body)
+    headers['Content-Type'] ??= XML_CONTENT_TYPE
+    headers['Content-Length'] = Buffer.byteLength(body)
+    res.writeHead(reply.status, headers).end(body)
   } else if (reply.body instanceof Readable) {
-    if (reply.type) res.setHeader('Content-Type', reply.type)
+    if (reply.type) headers['Content-Type'] = reply.type
+    res.writeHead(reply.status, headers)
     reply.body.on('error', () => res.destroy())
     reply.body.pipe(res)
   } else if (reply.body !== undefined) {
-    if (reply.type) res.setHeader('Content-Type', reply.type)
-    res.setHeader('Content-Length', Buffer.byteLength(reply.body))
-    res.end(reply.body)
+    if (reply.type) headers['Content-Type'] = reply.type
+    headers['Content-Length'] = Buffer.byteLength(reply.body)
+    res.writeHead(reply.status, headers).end(reply.body)
   } else {
-    res.end()
+    res.writeHead(reply.status, headers).end()
   }
 }
 
@@ -72,6 +73,8 @@ export interface HttpAppOptions {
   routes: RouteTable
   /** Authenticates a request (Digest + the credentials port). */
   authenticate(req: IncomingMessage): Promise<Principal>
+  /** True once shutdown has begun: answers then close their connection instead of keeping it alive. */
+  isClosing?(): boolean
 }
 
 /**
@@ -100,7 +103,7 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
       if (!match) throw notFound()
       const context = new HttpContext(req, res, services, decodeParams(match.params), search, user)
       const result = await match.route.handler(context)
-      send(res, result, context.responseHeaders)
+      send(res, result, context.responseHeaders, options.isClosing?.() ?? false)
     } catch (error) {
       const known = toHttpError(error)
       if (!known) log.error({ err: error, method: req.method, path: req.url }, 'request failed')
@@ -110,7 +113,12 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
         return
       }
       for (const name of res.getHeaderNames()) if (name !== 'x-api-version') res.removeHeader(name)
-      send(res, { status: answer.status, xml: errorDocument(answer), headers: answer.headers }, {})
+      send(
+        res,
+        { status: answer.status, xml: errorDocument(answer), headers: answer.headers },
+        {},
+        options.isClosing?.() ?? false,
+      )
     }
   }
 
@@ -118,6 +126,7 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
     const started = performance.now()
     const state: { user?: string } = {}
     res.setHeader('X-Api-Version', API_VERSION)
+    if (options.isClosing?.()) res.shouldKeepAlive = false
     res.on('close', () => {
       log.info(
         {

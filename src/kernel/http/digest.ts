@@ -35,6 +35,8 @@ export function parseDigestHeader(header: string): Record<string, string> | null
  */
 export class DigestAuth {
   readonly opaque: string
+  /** Issue times of nonces whose signature was already checked (signed values never change). */
+  private readonly verified = new Map<string, number>()
 
   constructor(
     private readonly options: DigestOptions,
@@ -64,12 +66,17 @@ export class DigestAuth {
 
   /** Whether a nonce was issued by us; its age in seconds when it was, else null. */
   nonceAge(nonce: string, now = Date.now()): number | null {
+    const known = this.verified.get(nonce)
+    if (known !== undefined) return (now - known) / 1000
     const parts = nonce.split('.')
     if (parts.length !== 3) return null
     const [issued, random, signature] = parts as [string, string, string]
     if (!safeEqual(signature, this.sign(`${issued}.${random}`).slice(0, 27))) return null
     const at = parseInt(issued, 36)
     if (!Number.isFinite(at)) return null
+    // Bounded: a flood of distinct valid nonces only costs re-verification.
+    if (this.verified.size >= 10_000) this.verified.clear()
+    this.verified.set(nonce, at)
     return (now - at) / 1000
   }
 

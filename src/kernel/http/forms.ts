@@ -189,7 +189,7 @@ export function readForm(
         filename: info.filename ?? '',
         mimeType: info.mimeType,
         stream,
-        fieldsSoFar: form,
+        fieldsSoFar: Object.assign(emptyForm(), form),
       }
       pending.push(
         onFile(file).catch((error: unknown) => {

@@ -25,9 +25,20 @@ export interface Router {
   delete(path: string, handler: Handler, options?: RouteOptions): void
 }
 
-/** The route table of the whole application; matching is polka's (trouter). */
+/** The first path segment of a pattern or path (`/platform/:x` → `platform`); '' for `/`. */
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1)
+  return path.slice(1, end === -1 ? undefined : end)
+}
+
+/**
+ * The route table of the whole application; matching is polka's (trouter), bucketed by
+ * the first path segment so a request is only matched against its own family's patterns.
+ */
 export class RouteTable {
-  private readonly table = polka()
+  private readonly tables = new Map<string, ReturnType<typeof polka>>()
+  /** Patterns whose first segment is a parameter match any path. */
+  private readonly wildcard = polka()
   readonly routes: Route[] = []
 
   /** A Router whose registrations are owned by `owner`. */
@@ -39,15 +50,25 @@ export class RouteTable {
         if (clash) throw new Error(`route ${method} ${path} of plugin ${owner} is already declared by ${clash.owner}`)
         const route: Route = { method, path, owner, handler, options }
         this.routes.push(route)
-        this.table.add(method as 'GET', path, route as never)
+        const segment = firstSegment(path)
+        let table = this.wildcard
+        if (!segment.startsWith(':') && !segment.includes('*')) {
+          table = this.tables.get(segment) ?? polka()
+          this.tables.set(segment, table)
+        }
+        table.add(method as 'GET', path, route as never)
       }
     return { get: add('GET'), post: add('POST'), put: add('PUT'), delete: add('DELETE') }
   }
 
   /** The route for a method and path, with its raw (still encoded) parameters. */
   match(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
-    const found = this.table.find(method as 'GET', path)
-    const route = found.handlers[0] as unknown as Route | undefined
-    return route ? { route, params: found.params } : undefined
+    for (const table of [this.tables.get(firstSegment(path)), this.wildcard]) {
+      if (!table) continue
+      const found = table.find(method as 'GET', path)
+      const route = found.handlers[0] as unknown as Route | undefined
+      if (route) return { route, params: found.params }
+    }
+    return undefined
   }
 }

@@ -1,5 +1,3 @@
-import type { EntityManager } from '@mikro-orm/core'
-
 /** What the kernel knows of an authenticated user; plugins load the full record when needed. */
 export interface Principal {
   /** Database id of the user. */
@@ -22,9 +20,9 @@ export interface DigestCredentials extends Principal {
 
 /**
  * Looks users up for authentication. Provided by the identity plugin; called once per
- * authenticated request, so it should be a single indexed query.
+ * authenticated request, so it should be one prepared, indexed query (the kernel reader).
  */
 export interface CredentialsPort {
-  /** The credentials of `username`, or null when no such user exists. */
-  findByUsername(em: EntityManager, username: string): Promise<DigestCredentials | null>
+  /** The credentials of `username` as committed in the database, or null when no such user exists. */
+  findByUsername(username: string): Promise<DigestCredentials | null>
 }

@@ -1,0 +1,529 @@
+#!/usr/bin/env node
+/**
+ * mediactl HTTP benchmark: `npm run bench` (builds, then runs this file).
+ *
+ * What it measures, with autocannon over loopback:
+ *   1. authenticated `GET /platform/<slug>` (platform info) against mediactl;
+ *   2. authenticated `GET /platforms` with `Range: entities=0-49` over 10,000 platforms;
+ *   3. the same two requests against a bare `node:http` server that answers the exact bytes
+ *      and headers mediactl answered (captured first), as the ceiling for this machine.
+ * For each it prints req/s, p50 and p99 latency, the non-2xx / error counts (must be 0), the
+ * ratio to the bare server and the server's CPU time per request (process.cpuUsage of the
+ * server child over the measured run), then writes everything to bench/results/latest.json.
+ * docs/benchmarks.md explains the figures.
+ *
+ * How:
+ *   - The mediactl server runs in a child process (this file with `--role=mediactl`), so the
+ *     load generator does not share its event loop: it boots the compiled kernel from dist/
+ *     on a temporary data dir with SQLite, applies migrations and seeds, creates the
+ *     "Default" platform and an installation administrator, then inserts the remaining
+ *     platforms with one batched knex insert in a transaction.
+ *   - The bare server is another child (`--role=bare`) with the same node:http options.
+ *   - HTTP Digest: every request carries a fresh nc, cnonce and response hash, computed in
+ *     autocannon's `setupRequest`. Each connection gets its own nonce (fetched from the
+ *     server's 401 challenge before the run) and counts nc up from 1, so nc grows
+ *     monotonically per nonce and the server's replay check never fires. Requests to the bare
+ *     server carry the same computed header, so the load generator does the same work in
+ *     both cases and the ratio compares servers only.
+ *   - Each scenario gets a short warm-up (not recorded) and then a measured run; every run
+ *     uses fresh nonces, and runs stay far below the 300 s nonce lifetime.
+ *
+ * Environment knobs (defaults in brackets):
+ *   BENCH_DURATION [10]    seconds measured per scenario
+ *   BENCH_WARMUP [2]       seconds of warm-up per scenario
+ *   BENCH_CONNECTIONS [50] concurrent keep-alive connections (pipelining 1)
+ *   BENCH_PLATFORMS [10000] platforms in the database (the Default one included)
+ *   BENCH_LOG [file]       `file`: log_level info, access log written to a file in the temp
+ *                          data dir (what production pays); `warn`: log_level warn, no
+ *                          access log lines at all
+ *   BENCH_CPU_PROF [unset] a directory: run the mediactl child under `node --cpu-prof`
+ *                          and write its .cpuprofile there
+ *   BENCH_ONLY [unset]     `info` or `list`: run that scenario only (for profiling)
+ *
+ * Exit code: 0 when every scenario ran with no non-2xx answer and no socket error (whether
+ * or not the performance goals are met), 1 otherwise.
+ */
+import { fork } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, request as httpRequest } from 'node:http'
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const HERE = dirname(fileURLToPath(import.meta.url))
+const ROOT = resolve(HERE, '..')
+const DIST = join(ROOT, 'dist')
+const RESULTS = join(HERE, 'results', 'latest.json')
+
+const settings = {
+  duration: Number(process.env.BENCH_DURATION ?? 10),
+  warmup: Number(process.env.BENCH_WARMUP ?? 2),
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
+  platforms: Number(process.env.BENCH_PLATFORMS ?? 10_000),
+  log: process.env.BENCH_LOG === 'warn' ? 'warn' : 'file',
+  cpuProf: process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined,
+  only: process.env.BENCH_ONLY === 'info' || process.env.BENCH_ONLY === 'list' ? process.env.BENCH_ONLY : undefined,
+}
+
+/** Goals from the issue: platform info at >= 40% of the bare server's req/s, p99 < 20 ms. */
+const GOAL = { ratio: 0.4, p99: 20 }
+
+/** The same createServer options as src/kernel/http/app.ts (createHttpServer). */
+const SERVER_OPTIONS = { keepAliveTimeout: 5000, requestTimeout: 0, headersTimeout: 60_000 }
+
+const md5 = (value) => createHash('md5').update(value).digest('hex')
+
+const dist = (path) => {
+  const file = join(DIST, path)
+  if (!existsSync(file)) throw new Error(`${file} is missing: run "npm run build" first (npm run bench does)`)
+  return import(pathToFileURL(file).href)
+}
+
+/** A child's IPC commands: `stop`, and `cpu` (answers the process CPU time used so far). */
+function answerIpc(stop) {
+  process.on('message', (message) => {
+    if (message === 'stop') void stop()
+    if (message === 'cpu') process.send({ cpu: process.cpuUsage() })
+  })
+  process.on('disconnect', () => void stop())
+}
+
+// ---------------------------------------------------------------------------------------
+// Child: the mediactl server.
+// ---------------------------------------------------------------------------------------
+
+async function mediactlServer() {
+  const { Kernel, createLogger, ensureKeyPair, loadConfig } = await dist('src/kernel/index.js')
+  const { CATALOG } = await dist('src/catalog.js')
+  const { createUser } = await dist('plugins/identity/index.js')
+  const { createPlatform } = await dist('plugins/platforms/index.js')
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'mediactl-bench-'))
+  const logFile = settings.log === 'file' ? join(dataDir, 'access.log') : undefined
+  const level = settings.log === 'file' ? 'info' : 'warn'
+  const { config } = loadConfig({
+    env: {},
+    file: undefined,
+    cwd: dataDir,
+    overrides: {
+      data_dir: dataDir,
+      log_level: level,
+      http: { host: '127.0.0.1', port: 0 },
+      database: { url: '' },
+      auth: { secret: randomBytes(32).toString('hex') },
+    },
+  })
+  ensureKeyPair(dataDir)
+  const kernel = await Kernel.boot({ config, catalog: CATALOG, logger: createLogger(level, logFile) })
+  await kernel.migrator.up()
+  await kernel.seed()
+  const em = kernel.em()
+  const platform = await createPlatform(kernel.services, em, { name: 'Default', maxUsers: 0, maxSpace: 0 })
+  const { apiKey } = await createUser(em, {
+    platform,
+    username: 'admin',
+    email: 'admin@example.org',
+    admin: true,
+    realm: config.auth.realm,
+  })
+
+  // The other platforms: one batched insert in one transaction (no API calls, no profiles).
+  const started = Date.now()
+  const rows = []
+  for (let i = 2; i <= settings.platforms; i++) {
+    const n = String(i).padStart(5, '0')
+    rows.push({
+      slug: `platform-${n}`,
+      name: `Platform ${n}`,
+      max_users: 0,
+      max_space: 0,
+      created_at: started,
+    })
+  }
+  const knex = em.getKnex()
+  await knex.transaction((trx) => knex.batchInsert('platforms', rows, 500).transacting(trx))
+  const [{ count }] = await knex('platforms').count({ count: '*' })
+  const insertMs = Date.now() - started
+
+  const { url } = await kernel.listen(0, '127.0.0.1')
+  let stopping = false
+  const stop = async () => {
+    if (stopping) return
+    stopping = true
+    await kernel.close()
+    rmSync(dataDir, { recursive: true, force: true })
+    process.exit(0)
+  }
+  answerIpc(stop)
+  process.send({
+    url,
+    username: 'admin',
+    apiKey,
+    realm: config.auth.realm,
+    slug: platform.slug,
+    platforms: Number(count),
+    insertMs,
+    logLevel: level,
+    logFile: logFile ?? null,
+  })
+}
+
+// ---------------------------------------------------------------------------------------
+// Child: the bare node:http server, answering captured responses by request target.
+// ---------------------------------------------------------------------------------------
+
+function bareServer() {
+  process.once('message', ({ routes }) => {
+    const answers = new Map(
+      Object.entries(routes).map(([target, r]) => [
+        target,
+        { status: r.status, headers: r.headers, body: Buffer.from(r.body, 'base64') },
+      ]),
+    )
+    const server = createServer(SERVER_OPTIONS, (req, res) => {
+      const answer = answers.get(req.url)
+      if (!answer) {
+        res.statusCode = 404
+        res.end()
+        return
+      }
+      res.writeHead(answer.status, answer.headers)
+      res.end(answer.body)
+    })
+    server.listen(0, '127.0.0.1', () => {
+      process.send({ url: `http://127.0.0.1:${server.address().port}` })
+    })
+    answerIpc(() => {
+      server.close(() => process.exit(0))
+      server.closeAllConnections()
+    })
+  })
+}
+
+// ---------------------------------------------------------------------------------------
+// Parent: orchestration, capture, load, report.
+// ---------------------------------------------------------------------------------------
+
+/** Forks this file in a role and waits for its first IPC message (its address). */
+function startChild(role, execArgv = []) {
+  const child = fork(fileURLToPath(import.meta.url), [`--role=${role}`], {
+    execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+  const ready = new Promise((resolvePromise, reject) => {
+    child.once('message', resolvePromise)
+    child.once('exit', (code) => reject(new Error(`the ${role} server exited early (code ${code})`)))
+  })
+  const exited = new Promise((resolvePromise) => child.once('exit', resolvePromise))
+  return {
+    child,
+    ready,
+    /** CPU time (user + system, in µs) the child has used so far. */
+    cpu() {
+      return new Promise((resolvePromise) => {
+        const onMessage = (message) => {
+          if (!message?.cpu) return
+          child.off('message', onMessage)
+          resolvePromise(message.cpu.user + message.cpu.system)
+        }
+        child.on('message', onMessage)
+        child.send('cpu')
+      })
+    },
+    async stop() {
+      if (child.exitCode === null && child.connected) child.send('stop')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+      await exited
+      clearTimeout(timer)
+    },
+  }
+}
+
+/** One plain HTTP/1.1 request; resolves with status, headers (raw pairs) and body bytes. */
+function fetchRaw(base, path, headers = {}) {
+  const url = new URL(base)
+  return new Promise((resolvePromise, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path, method: 'GET', headers }, (res) => {
+      const chunks = []
+      res.on('data', (chunk) => chunks.push(chunk))
+      res.on('end', () => {
+        const pairs = []
+        for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i], res.rawHeaders[i + 1]])
+        resolvePromise({ status: res.statusCode, headers: res.headers, pairs, body: Buffer.concat(chunks) })
+      })
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+/** Parses a `WWW-Authenticate: Digest ...` challenge. */
+function parseChallenge(header) {
+  const out = {}
+  for (const m of String(header)
+    .replace(/^Digest\s+/i, '')
+    .matchAll(/([a-z]+)=(?:"([^"]*)"|([^,\s]*))/gi)) {
+    out[m[1].toLowerCase()] = m[2] ?? m[3] ?? ''
+  }
+  return out
+}
+
+/** A fresh server nonce (and the opaque and realm to echo) from an unauthenticated request. */
+async function challenge(base) {
+  const res = await fetchRaw(base, '/')
+  if (res.status !== 401) throw new Error(`expected a 401 challenge from GET /, got ${res.status}`)
+  return parseChallenge(res.headers['www-authenticate'])
+}
+
+/** The Authorization header for one request. */
+function authorization(cred, c, nc, method, uri, ha2 = md5(`${method}:${uri}`)) {
+  const ncHex = nc.toString(16).padStart(8, '0')
+  const cnonce = randomBytes(8).toString('hex')
+  const response = md5(`${cred.ha1}:${c.nonce}:${ncHex}:${cnonce}:auth:${ha2}`)
+  return (
+    `Digest username="${cred.username}", realm="${c.realm}", nonce="${c.nonce}", uri="${uri}", ` +
+    `qop=auth, nc=${ncHex}, cnonce="${cnonce}", algorithm=MD5, response="${response}", opaque="${c.opaque}"`
+  )
+}
+
+/**
+ * autocannon requests for one authenticated target. autocannon deep-clones its options per
+ * connection, so `state` is per connection: the first request of a connection takes the
+ * next nonce of the pool, and nc counts up from 1 in send order (pipelining 1).
+ */
+function digestRequests(cred, nonces, path, headers) {
+  let next = 0
+  const ha2 = md5(`GET:${path}`)
+  return [
+    {
+      method: 'GET',
+      path,
+      headers,
+      state: {},
+      setupRequest(req) {
+        const s = req.state
+        if (!s.challenge) {
+          if (next >= nonces.length) throw new Error('more connections than nonces')
+          s.challenge = nonces[next++]
+          s.nc = 0
+        }
+        s.nc += 1
+        req.headers = { ...req.headers, Authorization: authorization(cred, s.challenge, s.nc, 'GET', path, ha2) }
+        return req
+      },
+    },
+  ]
+}
+
+async function loadTest(autocannon, url, requests, duration) {
+  const result = await autocannon({
+    url,
+    connections: settings.connections,
+    pipelining: 1,
+    duration,
+    requests,
+    timeout: 10,
+  })
+  return result
+}
+
+function summarize(result) {
+  return {
+    rps: result.requests.average,
+    requests: result.requests.total,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    latencyMean: result.latency.mean,
+    throughputMBps: Math.round((result.throughput.average / 1e6) * 100) / 100,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    duration: result.duration,
+  }
+}
+
+function formatTable(rows) {
+  const header = ['Scenario', 'Server', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'vs bare', 'CPU µs/req']
+  const lines = rows.map((r) => [
+    r.scenario,
+    r.server,
+    Math.round(r.rps).toLocaleString('en-US'),
+    String(r.p50),
+    String(r.p99),
+    String(r.non2xx),
+    String(r.errors + r.timeouts),
+    r.ratio === null ? '100%' : `${(r.ratio * 100).toFixed(1)}%`,
+    String(r.cpuUsPerRequest),
+  ])
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)))
+  const fmt = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
+  return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n')
+}
+
+async function main() {
+  const { default: autocannon } = await import('autocannon')
+  const loadBefore = loadavg()
+  const say = (message) => process.stdout.write(`${message}\n`)
+  say(
+    `mediactl bench: ${settings.connections} connections, ${settings.warmup} s warm-up + ` +
+      `${settings.duration} s per scenario, ${settings.platforms} platforms, SQLite, log ${settings.log}`,
+  )
+
+  const execArgv = settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProf}`] : []
+  const mediactl = startChild('mediactl', execArgv)
+  let bare
+  try {
+    const app = await mediactl.ready
+    say(`mediactl at ${app.url}: ${app.platforms} platforms (bulk insert ${app.insertMs} ms)`)
+    const cred = { username: app.username, ha1: md5(`${app.username}:${app.realm}:${app.apiKey}`) }
+
+    const scenarios = [
+      { key: 'info', name: `GET /platform/${app.slug}`, path: `/platform/${app.slug}`, headers: {} },
+      { key: 'list', name: 'GET /platforms Range 0-49', path: '/platforms', headers: { Range: 'entities=0-49' } },
+    ]
+
+    // Capture one real answer per scenario: the bare server replays these bytes.
+    const routes = {}
+    for (const s of scenarios) {
+      const c = await challenge(app.url)
+      const res = await fetchRaw(app.url, s.path, {
+        ...s.headers,
+        Authorization: authorization(cred, c, 1, 'GET', s.path),
+      })
+      if (res.status < 200 || res.status > 299) {
+        throw new Error(`${s.name} answered ${res.status}: ${res.body.toString('utf8')}`)
+      }
+      const skip = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding'])
+      s.status = res.status
+      s.bytes = res.body.length
+      s.headersCaptured = res.pairs.filter(([name]) => !skip.has(name.toLowerCase()))
+      routes[s.path] = { status: res.status, headers: s.headersCaptured.flat(), body: res.body.toString('base64') }
+    }
+
+    bare = startChild('bare')
+    bare.child.send({ routes })
+    const bareInfo = await bare.ready
+
+    // The bare server must answer byte-for-byte what mediactl answered (Date aside).
+    for (const s of scenarios) {
+      const res = await fetchRaw(bareInfo.url, s.path, s.headers)
+      const same =
+        res.status === s.status &&
+        res.body.equals(Buffer.from(routes[s.path].body, 'base64')) &&
+        JSON.stringify(res.pairs.filter(([n]) => !['date', 'connection', 'keep-alive'].includes(n.toLowerCase()))) ===
+          JSON.stringify(s.headersCaptured)
+      if (!same) throw new Error(`the bare server does not replay ${s.name} identically`)
+      say(`${s.name}: ${s.status}, ${s.bytes} body bytes (bare server replays the same status, headers and bytes)`)
+    }
+
+    const rows = []
+    for (const s of scenarios.filter((x) => !settings.only || x.key === settings.only)) {
+      for (const target of [
+        { server: 'bare node:http', url: bareInfo.url, child: bare },
+        { server: 'mediactl', url: app.url, child: mediactl },
+      ]) {
+        const nonces = async () => {
+          const pool = []
+          for (let i = 0; i < settings.connections; i++) pool.push(await challenge(app.url))
+          return pool
+        }
+        say(`running ${s.name} on ${target.server} ...`)
+        if (settings.warmup > 0) {
+          await loadTest(
+            autocannon,
+            target.url,
+            digestRequests(cred, await nonces(), s.path, s.headers),
+            settings.warmup,
+          )
+        }
+        const requests = digestRequests(cred, await nonces(), s.path, s.headers)
+        const cpuBefore = await target.child.cpu()
+        const result = await loadTest(autocannon, target.url, requests, settings.duration)
+        const cpuUs = (await target.child.cpu()) - cpuBefore
+        rows.push({
+          scenario: s.name,
+          server: target.server,
+          path: s.path,
+          ...summarize(result),
+          // Server CPU time per answered request: robust to other load on the machine.
+          cpuUsPerRequest: Math.round(cpuUs / Math.max(1, result.requests.total)),
+          ratio: null,
+        })
+      }
+    }
+    for (const row of rows) {
+      if (row.server === 'bare node:http') continue
+      const base = rows.find((r) => r.scenario === row.scenario && r.server === 'bare node:http')
+      row.ratio = row.rps / base.rps
+    }
+
+    const info = rows.find((r) => r.scenario === scenarios[0].name && r.server === 'mediactl')
+    const goals = info && {
+      ratio: { target: GOAL.ratio, measured: info.ratio, met: info.ratio >= GOAL.ratio },
+      p99: { target: GOAL.p99, measured: info.p99, met: info.p99 < GOAL.p99 },
+    }
+    const valid = rows.every((r) => r.non2xx === 0 && r.errors === 0 && r.timeouts === 0)
+
+    say('')
+    say(formatTable(rows))
+    say('')
+    if (goals) {
+      const verdict = (goal) => (goal.met ? 'met' : 'NOT met')
+      say(
+        `goal: platform info >= ${GOAL.ratio * 100}% of the bare server's req/s: ` +
+          `${(info.ratio * 100).toFixed(1)}% -> ${verdict(goals.ratio)}`,
+      )
+      say(
+        `goal: platform info p99 < ${GOAL.p99} ms at ${settings.connections} connections: ` +
+          `${info.p99} ms -> ${verdict(goals.p99)}`,
+      )
+    }
+    if (loadBefore[0] > 1) {
+      say(
+        `note: the 1-minute load average was ${loadBefore[0].toFixed(1)} before the run: other processes ` +
+          'may have competed for the CPU; the CPU µs/req column is the least sensitive to that.',
+      )
+    }
+    if (!valid) say('INVALID RUN: some requests failed (non-2xx, socket errors or timeouts); see the table.')
+
+    const report = {
+      date: new Date().toISOString(),
+      command: 'npm run bench',
+      machine: {
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model ?? 'unknown',
+        memoryGB: Math.round(totalmem() / 2 ** 30),
+        node: process.version,
+        platform: `${process.platform} ${process.arch}`,
+      },
+      loadAverageBefore: loadBefore,
+      loadAverageAfter: loadavg(),
+      settings: { ...settings, database: 'sqlite', pipelining: 1, logLevel: app.logLevel },
+      responses: scenarios.map((s) => ({
+        scenario: s.name,
+        status: s.status,
+        bytes: s.bytes,
+        headers: s.headersCaptured,
+      })),
+      results: rows,
+      goals,
+      valid,
+    }
+    mkdirSync(dirname(RESULTS), { recursive: true })
+    writeFileSync(RESULTS, JSON.stringify(report, null, 2) + '\n')
+    say(`results written to ${RESULTS}`)
+    process.exitCode = valid ? 0 : 1
+  } finally {
+    await Promise.all([mediactl.stop(), bare?.stop()])
+    if (settings.cpuProf) say(`CPU profile of the mediactl server written to ${settings.cpuProf}`)
+  }
+}
+
+const role = process.argv.find((a) => a.startsWith('--role='))?.slice('--role='.length)
+if (role === 'mediactl') await mediactlServer()
+else if (role === 'bare') bareServer()
+else await main()

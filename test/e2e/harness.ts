@@ -1,0 +1,204 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** The repository root: bin/run.js runs the compiled dist/ (npm test builds it first). */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+const BIN = join(ROOT, 'bin', 'run.js')
+
+export interface CliResult {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+}
+
+export interface CliOptions {
+  cwd: string
+  /** MEDIACTL_* variables; every MEDIACTL_* variable of the test process is removed first. */
+  env?: Record<string, string>
+}
+
+/** The test process environment without any MEDIACTL_* variable, plus `extra`. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('MEDIACTL_')) env[key] = value
+  return { ...env, NO_COLOR: '1', ...extra }
+}
+
+function spawnCli(args: string[], options: CliOptions): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    env: cleanEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+}
+
+/** Runs `mediactl <args>` to completion. */
+export function cli(args: string[], options: CliOptions): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawnCli(args, options)
+    let stdout = ''
+    let stderr = ''
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')))
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')))
+    child.on('error', reject)
+    child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr }))
+  })
+}
+
+/** Runs `mediactl <args> --json` and parses stdout (the command must succeed). */
+export async function cliJson<T = Record<string, unknown>>(args: string[], options: CliOptions): Promise<T> {
+  const result = await cli([...args, '--json'], options)
+  if (result.code !== 0) {
+    throw new Error(`mediactl ${args.join(' ')} exited ${result.code}\n${result.stdout}\n${result.stderr}`)
+  }
+  return JSON.parse(result.stdout) as T
+}
+
+export interface Server {
+  /** The URL `serve` printed (real port, 127.0.0.1). */
+  url: string
+  /** The public URL `serve` printed. */
+  publicUrl: string
+  child: ChildProcess
+  stdout(): string
+  stderr(): string
+  /** Resolves when stdout contains `text`. */
+  waitFor(text: string, timeoutMs?: number): Promise<void>
+  /** Resolves with the exit code and output when the process ends. */
+  exited: Promise<CliResult>
+  /** Sends `signal` and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<CliResult>
+}
+
+const SERVING = /mediactl serving on (\S+) \(public URL (\S+)\)/
+
+/**
+ * Starts `mediactl serve --host 127.0.0.1 --port 0 <args>` and resolves once it prints
+ * the address it listens on (port 0 picks a free port; serve prints the real one).
+ */
+export function serve(args: string[], options: CliOptions): Promise<Server> {
+  const child = spawnCli(['serve', '--host', '127.0.0.1', '--port', '0', ...args], options)
+  let stdout = ''
+  let stderr = ''
+  const waiters: { text: string; resolve: () => void }[] = []
+  const exited = new Promise<CliResult>((resolveExit, reject) => {
+    child.on('error', reject)
+    child.on('close', (code, signal) => resolveExit({ code, signal, stdout, stderr }))
+  })
+  child.stdout!.on('data', (c: Buffer) => {
+    stdout += c.toString('utf8')
+    for (const w of [...waiters]) {
+      if (stdout.includes(w.text)) {
+        waiters.splice(waiters.indexOf(w), 1)
+        w.resolve()
+      }
+    }
+  })
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')))
+  const waitFor = (text: string, timeoutMs = 15_000): Promise<void> =>
+    new Promise((resolveWait, reject) => {
+      if (stdout.includes(text)) return resolveWait()
+      const timer = setTimeout(
+        () => reject(new Error(`serve did not print ${JSON.stringify(text)}\n${stdout}\n${stderr}`)),
+        timeoutMs,
+      )
+      waiters.push({
+        text,
+        resolve: () => {
+          clearTimeout(timer)
+          resolveWait()
+        },
+      })
+      void exited.then(() => {
+        clearTimeout(timer)
+        if (!stdout.includes(text)) reject(new Error(`serve exited before printing ${text}\n${stdout}\n${stderr}`))
+      })
+    })
+  return waitFor('stop with Ctrl-C').then(() => {
+    const m = SERVING.exec(stdout)!
+    return {
+      url: m[1]!,
+      publicUrl: m[2]!,
+      child,
+      stdout: () => stdout,
+      stderr: () => stderr,
+      waitFor,
+      exited,
+      stop: (signal: NodeJS.Signals = 'SIGTERM') => {
+        if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+        return exited
+      },
+    }
+  })
+}
+
+/** A fresh empty directory (real path, so it compares equal to what the CLI prints). */
+export function tempDir(prefix = 'mediactl-e2e-'): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)))
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true })
+}
+
+export interface RawExchange {
+  /** Writes more bytes on the socket. */
+  write(data: string): void
+  /** Resolves with the status and body once the whole response has arrived. */
+  response: Promise<{ status: number; headers: string; body: string }>
+}
+
+/**
+ * Opens a raw TCP connection and writes `head`; the caller writes the rest later, so the
+ * request stays in flight as long as the test wants. The response is read by Content-Length.
+ */
+export function rawExchange(url: string, head: string): Promise<RawExchange> {
+  const target = new URL(url)
+  return new Promise((resolveOpen, reject) => {
+    const socket = connect(Number(target.port), target.hostname)
+    let data = Buffer.alloc(0)
+    const response = new Promise<{ status: number; headers: string; body: string }>(
+      (resolveResponse, rejectResponse) => {
+        const check = (ended: boolean): void => {
+          const end = data.indexOf('\r\n\r\n')
+          if (end < 0) {
+            if (ended) rejectResponse(new Error(`connection closed before a full response: ${data.toString()}`))
+            return
+          }
+          const headers = data.subarray(0, end).toString('latin1')
+          const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(headers)?.[1] ?? NaN)
+          const body = data.subarray(end + 4)
+          if (body.length >= length || (ended && Number.isNaN(length))) {
+            resolveResponse({
+              status: Number(headers.split(' ')[1]),
+              headers,
+              body: body.toString('utf8'),
+            })
+          } else if (ended) {
+            rejectResponse(new Error(`connection closed mid-body: ${data.toString()}`))
+          }
+        }
+        socket.on('data', (chunk: Buffer) => {
+          data = Buffer.concat([data, chunk])
+          check(false)
+        })
+        socket.on('end', () => check(true))
+        socket.on('error', rejectResponse)
+      },
+    )
+    response.catch(() => undefined)
+    socket.once('error', reject)
+    socket.once('connect', () => {
+      socket.write(head)
+      resolveOpen({ write: (chunk) => socket.write(chunk), response })
+    })
+  })
+}
+
+/** Waits `ms` milliseconds. */
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))

@@ -1,0 +1,289 @@
+import { createHash } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import { describe, expect, it } from 'vitest'
+import { DigestAuth, parseDigestHeader } from '../../src/kernel/http/digest.js'
+import { HttpError } from '../../src/kernel/http/errors.js'
+import { MemoryNonceCounter } from '../../src/kernel/http/nonce-counter.memory.js'
+import type { DigestCredentials } from '../../src/kernel/ports/credentials.port.js'
+import { parseChallenge } from '../helpers/digest-client.js'
+
+const md5 = (value: string): string => createHash('md5').update(value).digest('hex')
+
+describe('parseDigestHeader', () => {
+  it('parses quoted and unquoted parameters', () => {
+    const p = parseDigestHeader(
+      'Digest username="jane", realm="mediactl", nonce="abc.def.ghi", uri="/platforms?x=1", ' +
+        'qop=auth, nc=00000001, cnonce="c0ffee", response="0123456789abcdef0123456789abcdef", opaque="op", algorithm=MD5',
+    )
+    expect({ ...p }).toEqual({
+      username: 'jane',
+      realm: 'mediactl',
+      nonce: 'abc.def.ghi',
+      uri: '/platforms?x=1',
+      qop: 'auth',
+      nc: '00000001',
+      cnonce: 'c0ffee',
+      response: '0123456789abcdef0123456789abcdef',
+      opaque: 'op',
+      algorithm: 'MD5',
+    })
+  })
+
+  it('is case-insensitive on the scheme and the parameter names', () => {
+    expect({ ...parseDigestHeader('digest UserName="a", REALM=r') }).toEqual({ username: 'a', realm: 'r' })
+    expect({ ...parseDigestHeader('DIGEST a=1') }).toEqual({ a: '1' })
+  })
+
+  it('keeps commas, equals signs and spaces inside quoted values', () => {
+    expect({ ...parseDigestHeader('Digest uri="/a?b=1,c=2", username="John Smith"') }).toEqual({
+      uri: '/a?b=1,c=2',
+      username: 'John Smith',
+    })
+  })
+
+  it('unescapes backslash escapes in quoted values', () => {
+    expect(parseDigestHeader('Digest username="say \\"hi\\"", x="a\\\\b"')).toMatchObject({
+      username: 'say "hi"',
+      x: 'a\\b',
+    })
+  })
+
+  it('tolerates extra spaces, line breaks and a trailing comma', () => {
+    expect({ ...parseDigestHeader('  Digest   a = "1" ,\n  b=2 ,  c="3",  ') }).toEqual({ a: '1', b: '2', c: '3' })
+  })
+
+  it('accepts empty values', () => {
+    expect({ ...parseDigestHeader('Digest a="", b=') }).toEqual({ a: '', b: '' })
+  })
+
+  it('lets a repeated parameter take the last value', () => {
+    expect(parseDigestHeader('Digest nc=00000001, nc=00000002')?.nc).toBe('00000002')
+  })
+
+  it('makes a parameter object without a prototype', () => {
+    const p = parseDigestHeader('Digest __proto__="x", constructor="y"')!
+    expect(Object.getPrototypeOf(p)).toBeNull()
+    expect(p.__proto__).toBe('x')
+    expect(({} as Record<string, unknown>).x).toBeUndefined()
+  })
+
+  it.each([
+    ['another scheme', 'Basic YWxhZGRpbjpvcGVuc2VzYW1l'],
+    ['a bearer token', 'Bearer abc'],
+    ['the bare scheme', 'Digest'],
+    ['no separator after the scheme', 'Digestusername="a"'],
+    ['a word without a value', 'Digest garbage'],
+    ['two words', 'Digest foo bar'],
+    ['a missing comma', 'Digest a=1 b=2'],
+    ['an unterminated quote', 'Digest username="jane'],
+    ['a stray quote', 'Digest a=b"c'],
+    ['trailing garbage', 'Digest a=1, !!!'],
+    ['an empty string', ''],
+  ])('returns null for %s', (_label, header) => {
+    expect(parseDigestHeader(header)).toBeNull()
+  })
+})
+
+const SECRET = 'unit-test-secret'
+
+function makeAuth(options: { secret?: string; nonceTtl?: number; realm?: string } = {}): DigestAuth {
+  return new DigestAuth(
+    { realm: options.realm ?? 'mediactl', nonceTtl: options.nonceTtl ?? 300, secret: options.secret ?? SECRET },
+    new MemoryNonceCounter(),
+  )
+}
+
+describe('DigestAuth nonces', () => {
+  it('issues nonces of three dot-separated parts, each different', () => {
+    const auth = makeAuth()
+    const a = auth.nonce()
+    const b = auth.nonce()
+    expect(a.split('.')).toHaveLength(3)
+    expect(a).not.toBe(b)
+    expect(a).toMatch(/^[0-9a-z]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
+  })
+
+  it('measures the age of its own nonces, in seconds', () => {
+    const auth = makeAuth()
+    const issued = 1_700_000_000_000
+    const nonce = auth.nonce(issued)
+    expect(auth.nonceAge(nonce, issued)).toBe(0)
+    expect(auth.nonceAge(nonce, issued + 1500)).toBe(1.5)
+    expect(auth.nonceAge(nonce, issued + 301_000)).toBe(301)
+  })
+
+  it('recognises nonces from another process sharing the secret', () => {
+    const nonce = makeAuth().nonce(1_000)
+    expect(makeAuth().nonceAge(nonce, 3_000)).toBe(2)
+  })
+
+  it('refuses nonces signed with another secret', () => {
+    const nonce = makeAuth({ secret: 'other' }).nonce()
+    expect(makeAuth().nonceAge(nonce)).toBeNull()
+  })
+
+  it('refuses a nonce whose timestamp was changed', () => {
+    const auth = makeAuth()
+    const [issued, random, signature] = auth.nonce(1_700_000_000_000).split('.') as [string, string, string]
+    const younger = (parseInt(issued, 36) + 60_000).toString(36)
+    expect(auth.nonceAge(`${younger}.${random}.${signature}`)).toBeNull()
+  })
+
+  it('refuses a nonce whose random part or signature was changed', () => {
+    const auth = makeAuth()
+    const [issued, random, signature] = auth.nonce().split('.') as [string, string, string]
+    const flip = (s: string): string => (s[0] === 'A' ? 'B' : 'A') + s.slice(1)
+    expect(auth.nonceAge(`${issued}.${flip(random)}.${signature}`)).toBeNull()
+    expect(auth.nonceAge(`${issued}.${random}.${flip(signature)}`)).toBeNull()
+    expect(auth.nonceAge(`${issued}.${random}.${signature.slice(0, -1)}`)).toBeNull()
+  })
+
+  it.each(['', 'abc', 'a.b', 'a.b.c.d', '...'])('refuses the malformed nonce %j', (nonce) => {
+    expect(makeAuth().nonceAge(nonce)).toBeNull()
+  })
+
+  it('uses a stable opaque derived from the secret', () => {
+    expect(makeAuth().opaque).toBe(makeAuth().opaque)
+    expect(makeAuth().opaque).not.toBe(makeAuth({ secret: 'other' }).opaque)
+    expect(makeAuth().opaque).toMatch(/^[A-Za-z0-9_-]{32}$/)
+  })
+
+  it('builds a challenge with realm, domain, qop, algorithm, nonce and opaque', () => {
+    const auth = makeAuth({ realm: 'my realm' })
+    const header = auth.challenge()
+    expect(header.startsWith('Digest ')).toBe(true)
+    const c = parseChallenge(header)
+    expect(c).toMatchObject({ realm: 'my realm', domain: '/', qop: 'auth', algorithm: 'MD5', opaque: auth.opaque })
+    expect(auth.nonceAge(c.nonce!)).not.toBeNull()
+    expect(c.stale).toBeUndefined()
+    expect(parseChallenge(auth.challenge(true)).stale).toBe('true')
+  })
+})
+
+describe('DigestAuth.authenticate', () => {
+  const USER: DigestCredentials = {
+    id: 1,
+    username: 'jane',
+    platformId: 1,
+    flags: new Set(),
+    ha1: md5('jane:mediactl:the-key'),
+    isActive: true,
+  }
+  const lookup = async (username: string): Promise<DigestCredentials | null> =>
+    username === USER.username ? USER : null
+
+  function header(
+    auth: DigestAuth,
+    options: { method?: string; uri?: string; nonce?: string; nc?: string; key?: string; extra?: string } = {},
+  ): string {
+    const method = options.method ?? 'GET'
+    const uri = options.uri ?? '/platforms'
+    const nonce = options.nonce ?? auth.nonce()
+    const nc = options.nc ?? '00000001'
+    const ha1 = md5(`jane:mediactl:${options.key ?? 'the-key'}`)
+    const response = md5(`${ha1}:${nonce}:${nc}:cn:auth:${md5(`${method}:${uri}`)}`)
+    return (
+      `Digest username="jane", realm="mediactl", nonce="${nonce}", uri="${uri}", qop=auth, nc=${nc}, ` +
+      `cnonce="cn", response="${response}", opaque="${auth.opaque}"${options.extra ?? ''}`
+    )
+  }
+
+  function req(authorization: string | undefined, url = '/platforms', method = 'GET', name = 'authorization') {
+    return { method, url, headers: authorization === undefined ? {} : { [name]: authorization } } as IncomingMessage
+  }
+
+  async function refusal(promise: Promise<unknown>): Promise<HttpError> {
+    try {
+      await promise
+    } catch (error) {
+      expect(error).toBeInstanceOf(HttpError)
+      return error as HttpError
+    }
+    throw new Error('expected a refusal')
+  }
+
+  it('accepts valid credentials and returns the user', async () => {
+    const auth = makeAuth()
+    await expect(auth.authenticate(req(header(auth)), lookup)).resolves.toBe(USER)
+  })
+
+  it('reads credentials from a request header named WWW-Authenticate', async () => {
+    const auth = makeAuth()
+    const r = req(header(auth), '/platforms', 'GET', 'www-authenticate')
+    await expect(auth.authenticate(r, lookup)).resolves.toBe(USER)
+  })
+
+  it('answers 401 with a challenge without credentials', async () => {
+    const auth = makeAuth()
+    const error = await refusal(auth.authenticate(req(undefined), lookup))
+    expect(error.status).toBe(401)
+    expect(error.headers['WWW-Authenticate']).toMatch(/^Digest realm="mediactl"/)
+  })
+
+  it('answers 401 for a wrong key, a wrong realm, a wrong qop, a wrong algorithm, a bad nc', async () => {
+    const auth = makeAuth()
+    const cases = [
+      header(auth, { key: 'wrong' }),
+      header(auth).replace('realm="mediactl"', 'realm="other"'),
+      header(auth).replace('qop=auth', 'qop=auth-int'),
+      header(auth, { extra: ', algorithm=SHA-256' }),
+      header(auth, { nc: '1' }),
+      header(auth).replace(/opaque="[^"]*"/, 'opaque="nope"'),
+      header(auth).replace(/, cnonce="cn"/, ''),
+      header(auth, { nonce: 'forged.nonce.value' }),
+    ]
+    for (const value of cases) {
+      const error = await refusal(auth.authenticate(req(value), lookup))
+      expect(error.status, value).toBe(401)
+      expect(error.headers['WWW-Authenticate'], value).toContain('Digest realm="mediactl"')
+    }
+  })
+
+  it('answers 401 for an unknown user', async () => {
+    const auth = makeAuth()
+    const error = await refusal(auth.authenticate(req(header(auth).replace('"jane"', '"nobody"')), lookup))
+    expect(error.status).toBe(401)
+    expect(error.message).toBe('Wrong username or API key.')
+  })
+
+  it('answers 400 when uri does not name the request target', async () => {
+    const auth = makeAuth()
+    const error = await refusal(auth.authenticate(req(header(auth, { uri: '/other' }), '/platforms'), lookup))
+    expect(error.status).toBe(400)
+  })
+
+  it('refuses a replayed or decreasing nonce count, accepts a growing one', async () => {
+    const auth = makeAuth()
+    const nonce = auth.nonce()
+    await expect(auth.authenticate(req(header(auth, { nonce, nc: '00000002' })), lookup)).resolves.toBe(USER)
+    const replay = await refusal(auth.authenticate(req(header(auth, { nonce, nc: '00000002' })), lookup))
+    expect(replay.status).toBe(401)
+    expect(replay.message).toContain('Replayed')
+    const lower = await refusal(auth.authenticate(req(header(auth, { nonce, nc: '00000001' })), lookup))
+    expect(lower.status).toBe(401)
+    await expect(auth.authenticate(req(header(auth, { nonce, nc: '0000000a' })), lookup)).resolves.toBe(USER)
+  })
+
+  it('answers 401 with stale=true for an expired nonce with a valid response', async () => {
+    const auth = makeAuth({ nonceTtl: 60 })
+    const nonce = auth.nonce(Date.now() - 61_000)
+    const error = await refusal(auth.authenticate(req(header(auth, { nonce })), lookup))
+    expect(error.status).toBe(401)
+    expect(parseChallenge(error.headers['WWW-Authenticate']!).stale).toBe('true')
+  })
+
+  it('does not say stale for an expired nonce with a wrong key', async () => {
+    const auth = makeAuth({ nonceTtl: 60 })
+    const nonce = auth.nonce(Date.now() - 61_000)
+    const error = await refusal(auth.authenticate(req(header(auth, { nonce, key: 'wrong' })), lookup))
+    expect(error.status).toBe(401)
+    expect(error.headers['WWW-Authenticate']).not.toContain('stale')
+  })
+
+  it('refuses an inactive user with 401', async () => {
+    const auth = makeAuth()
+    const inactive = async (): Promise<DigestCredentials> => ({ ...USER, isActive: false })
+    const error = await refusal(auth.authenticate(req(header(auth)), inactive))
+    expect(error.status).toBe(401)
+  })
+})
