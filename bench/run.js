@@ -63,11 +63,19 @@ const settings = {
   platforms: Number(process.env.BENCH_PLATFORMS ?? 10_000),
   log: process.env.BENCH_LOG === 'warn' ? 'warn' : 'file',
   cpuProf: process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined,
-  only: process.env.BENCH_ONLY === 'info' || process.env.BENCH_ONLY === 'list' ? process.env.BENCH_ONLY : undefined,
+  only: ['info', 'list', 'authz'].includes(process.env.BENCH_ONLY ?? '') ? process.env.BENCH_ONLY : undefined,
+  users: Number(process.env.BENCH_USERS ?? 1000),
 }
 
 /** Goals from the issue: platform info at >= 40% of the bare server's req/s, p99 < 20 ms. */
 const GOAL = { ratio: 0.4, p99: 20 }
+
+/**
+ * Goal of the identity issue: authorization must not make user reads more than 25% slower
+ * than the same requests by an installation administrator, so the reader's req/s must be at
+ * least 1 / 1.25 = 80% of the administrator's.
+ */
+const AUTHZ_GOAL = 1 / 1.25
 
 /** The same createServer options as src/kernel/http/app.ts (createHttpServer). */
 const SERVER_OPTIONS = { keepAliveTimeout: 5000, requestTimeout: 0, headersTimeout: 60_000 }
@@ -146,6 +154,63 @@ async function mediactlServer() {
   const [{ count }] = await knex('platforms').count({ count: '*' })
   const insertMs = Date.now() - started
 
+  // A second platform with its users (one batched insert) and a reader who sees them through
+  // a group access: profile with user.view only (no platform flag), member of a group holding
+  // the Viewer role on the platform. A platform of its own keeps the Default platform's info
+  // answer (its created_users count) as in the scenarios above.
+  const identity = await dist('plugins/identity/index.js')
+  const campus = await createPlatform(kernel.services, em, { name: 'Campus', maxUsers: 0, maxSpace: 0 })
+  const publisher = await em.findOneOrFail(identity.ProfileEntity, { platform: campus, name: 'Publisher' })
+  const userRows = []
+  for (let i = 1; i < settings.users; i++) {
+    const n = String(i).padStart(5, '0')
+    userRows.push({
+      username: `user-${n}`,
+      email: `user-${n}@example.org`,
+      is_active: true,
+      ha1: '0'.repeat(32),
+      platform_id: campus.id,
+      profile_id: publisher.id,
+      created_at: started,
+    })
+  }
+  await knex.transaction((trx) => knex.batchInsert('users', userRows, 500).transacting(trx))
+  const directory = em.create(identity.ProfileEntity, {
+    slug: 'campus-directory',
+    name: 'Directory',
+    quota: 0,
+    permissions: ['user.view'],
+    platform: campus,
+    createdAt: new Date(),
+  })
+  await em.flush()
+  const reader = await createUser(em, {
+    platform: campus,
+    profile: directory,
+    username: 'reader',
+    email: 'reader@example.org',
+    realm: config.auth.realm,
+  })
+  const group = em.create(identity.GroupEntity, {
+    slug: 'readers',
+    name: 'Readers',
+    platform: campus,
+    createdAt: new Date(),
+  })
+  em.create(identity.GroupMemberEntity, { group, user: reader.user, createdAt: new Date() })
+  em.create(identity.AccessEntity, {
+    publicId: randomBytes(6).toString('hex'),
+    user: null,
+    group,
+    objectKind: 'platform',
+    objectId: campus.id,
+    role: await em.findOneOrFail(identity.RoleEntity, { platform: campus, name: 'Viewer' }),
+    platform: campus,
+    createdAt: new Date(),
+  })
+  await em.flush()
+  const [{ users }] = await knex('users').where({ platform_id: campus.id }).count({ users: '*' })
+
   const { url } = await kernel.listen(0, '127.0.0.1')
   let stopping = false
   const stop = async () => {
@@ -160,6 +225,9 @@ async function mediactlServer() {
     url,
     username: 'admin',
     apiKey,
+    readerKey: reader.apiKey,
+    users: Number(users),
+    campus: campus.slug,
     realm: config.auth.realm,
     slug: platform.slug,
     platforms: Number(count),
@@ -346,8 +414,8 @@ function summarize(result) {
   }
 }
 
-function formatTable(rows) {
-  const header = ['Scenario', 'Server', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'vs bare', 'CPU µs/req']
+function formatTable(rows, versus = 'vs bare') {
+  const header = ['Scenario', 'Server', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', versus, 'CPU µs/req']
   const lines = rows.map((r) => [
     r.scenario,
     r.server,
@@ -455,6 +523,59 @@ async function main() {
         })
       }
     }
+    // Authorization cost: the same user reads as an installation administrator and as the reader.
+    const readerCred = { username: 'reader', ha1: md5(`reader:${app.realm}:${app.readerKey}`) }
+    const authzScenarios = [
+      { name: 'GET /user/user-00500', path: '/user/user-00500', headers: {} },
+      {
+        name: `GET /platform/${app.campus}/users Range 0-49`,
+        path: `/platform/${app.campus}/users`,
+        headers: { Range: 'entities=0-49' },
+      },
+    ]
+    const authzRows = []
+    if (!settings.only || settings.only === 'authz') {
+      say(`${app.users} users on ${app.campus}; the reader sees them through a group access`)
+      for (const s of authzScenarios) {
+        for (const who of [
+          { server: 'mediactl as admin', cred },
+          { server: 'mediactl as reader', cred: readerCred },
+        ]) {
+          const nonces = []
+          for (let i = 0; i < settings.connections; i++) nonces.push(await challenge(app.url))
+          say(`running ${s.name} ${who.server.replace('mediactl ', '')} ...`)
+          if (settings.warmup > 0) {
+            await loadTest(
+              autocannon,
+              app.url,
+              digestRequests(who.cred, nonces.slice(), s.path, s.headers),
+              settings.warmup,
+            )
+          }
+          const fresh = []
+          for (let i = 0; i < settings.connections; i++) fresh.push(await challenge(app.url))
+          const cpuBefore = await mediactl.cpu()
+          const result = await loadTest(
+            autocannon,
+            app.url,
+            digestRequests(who.cred, fresh, s.path, s.headers),
+            settings.duration,
+          )
+          const cpuUs = (await mediactl.cpu()) - cpuBefore
+          authzRows.push({
+            scenario: s.name,
+            server: who.server,
+            path: s.path,
+            ...summarize(result),
+            cpuUsPerRequest: Math.round(cpuUs / Math.max(1, result.requests.total)),
+            ratio: null,
+          })
+        }
+        const [admin, reader] = authzRows.slice(-2)
+        reader.ratio = reader.rps / admin.rps
+      }
+    }
+
     for (const row of rows) {
       if (row.server === 'bare node:http') continue
       const base = rows.find((r) => r.scenario === row.scenario && r.server === 'bare node:http')
@@ -466,11 +587,18 @@ async function main() {
       ratio: { target: GOAL.ratio, measured: info.ratio, met: info.ratio >= GOAL.ratio },
       p99: { target: GOAL.p99, measured: info.p99, met: info.p99 < GOAL.p99 },
     }
-    const valid = rows.every((r) => r.non2xx === 0 && r.errors === 0 && r.timeouts === 0)
+    const valid = [...rows, ...authzRows].every((r) => r.non2xx === 0 && r.errors === 0 && r.timeouts === 0)
+    const authzGoals = authzRows
+      .filter((r) => r.ratio !== null)
+      .map((r) => ({ scenario: r.scenario, target: AUTHZ_GOAL, measured: r.ratio, met: r.ratio >= AUTHZ_GOAL }))
 
     say('')
     say(formatTable(rows))
     say('')
+    if (authzRows.length) {
+      say(formatTable(authzRows, 'vs admin'))
+      say('')
+    }
     if (goals) {
       const verdict = (goal) => (goal.met ? 'met' : 'NOT met')
       say(
@@ -480,6 +608,12 @@ async function main() {
       say(
         `goal: platform info p99 < ${GOAL.p99} ms at ${settings.connections} connections: ` +
           `${info.p99} ms -> ${verdict(goals.p99)}`,
+      )
+    }
+    for (const goal of authzGoals) {
+      say(
+        `goal: ${goal.scenario} as the reader >= ${Math.round(AUTHZ_GOAL * 100)}% of the administrator's req/s ` +
+          `(at most 25% slower): ${(goal.measured * 100).toFixed(1)}% -> ${goal.met ? 'met' : 'NOT met'}`,
       )
     }
     if (loadBefore[0] > 1) {
@@ -510,7 +644,9 @@ async function main() {
         headers: s.headersCaptured,
       })),
       results: rows,
+      authorization: authzRows,
       goals,
+      authzGoals,
       valid,
     }
     mkdirSync(dirname(RESULTS), { recursive: true })

@@ -1,32 +1,57 @@
 import { definePlugin, invalid } from '../../src/kernel/index.js'
 import { PlatformEntity } from '../platforms/index.js'
+import { accessGrantsPort } from './access-grants.service.js'
+import { AccessEntity } from './access.entity.js'
+import { accessRoutes } from './access.routes.js'
+import { authenticationRoutes } from './authentication.routes.js'
 import { credentialsPort } from './credentials.service.js'
+import { GroupMemberEntity } from './group-member.entity.js'
+import { GroupEntity } from './group.entity.js'
+import { groupRoutes } from './group.routes.js'
+import access from './migrations/20261121-identity-access.js'
 import init from './migrations/20261121-identity-init.js'
 import { ProfileEntity } from './profile.entity.js'
+import { profileRoutes } from './profile.routes.js'
+import { RoleEntity } from './role.entity.js'
+import { roleRoutes } from './role.routes.js'
+import { seedPlatform } from './seeds.service.js'
 import { UserEntity } from './user.entity.js'
-import { instanceAdmins, seedPlatformProfiles } from './user.service.js'
+import { userRoutes } from './user.routes.js'
+import { instanceAdmins } from './user.service.js'
 
+export { type Access, AccessEntity } from './access.entity.js'
+export { objectAccessesHandler, objectAccessesPermission } from './access.routes.js'
+export { type Group, GroupEntity } from './group.entity.js'
+export { type GroupMember, GroupMemberEntity } from './group-member.entity.js'
 export { type Profile, ProfileEntity } from './profile.entity.js'
+export { type Role, RoleEntity } from './role.entity.js'
 export { type User, UserEntity } from './user.entity.js'
 export { ALL_PROFILE_FLAGS, DEFAULT_PROFILES, PROFILE_FLAGS } from './profile-flags.js'
-export {
-  API_KEY_LENGTH,
-  UserInputError,
-  createUser,
-  digestHa1,
-  rotateApiKey,
-  seedPlatformProfiles,
-} from './user.service.js'
+export { ALL_ROLE_FLAGS, DEFAULT_ROLES, ROLE_FLAGS } from './role-flags.js'
+export { seedPlatform } from './seeds.service.js'
+export { API_KEY_LENGTH, UserInputError, createUser, digestHa1, rotateApiKey } from './user.service.js'
 
-/** Identity: users and profiles, and the credentials behind Digest authentication. */
+/**
+ * Identity and access control: users, groups, roles, profiles, accesses; the credentials
+ * behind Digest authentication and the role flags behind the authorization service.
+ */
 export default definePlugin({
   name: 'identity',
   dependsOn: ['platforms'],
-  entities: [ProfileEntity, UserEntity],
-  migrations: [init],
+  entities: [ProfileEntity, UserEntity, GroupEntity, GroupMemberEntity, RoleEntity, AccessEntity],
+  migrations: [init, access],
   register(ctx) {
     ctx.provide('credentials', credentialsPort(ctx.services.reader))
-    ctx.on('platform.created', ({ em, platform }) => seedPlatformProfiles(em, platform))
+    ctx.provide('accessGrants', accessGrantsPort(ctx.services.reader))
+    ctx.routes((r) => {
+      userRoutes(r)
+      authenticationRoutes(r)
+      groupRoutes(r)
+      roleRoutes(r)
+      profileRoutes(r)
+      accessRoutes(r)
+    })
+    ctx.on('platform.created', ({ em, platform }) => seedPlatform(em, platform))
     ctx.on('platform.describe', async ({ reader, platform, stats }) => {
       const row = await reader.one<{ n: number | string }>('select count(*) as n from users where platform_id = ?', [
         platform.id,
@@ -41,12 +66,19 @@ export default definePlugin({
           'Deleting this platform would remove every installation administrator: create one on another platform first (mediactl user create --admin).',
         )
       }
+      // In dependency order: accesses point at roles, users at profiles.
+      await em.nativeDelete(AccessEntity, { platform })
+      await em.nativeDelete(GroupEntity, { platform })
       await em.nativeDelete(UserEntity, { platform })
+      await em.nativeDelete(RoleEntity, { platform })
       await em.nativeDelete(ProfileEntity, { platform })
+    })
+    ctx.on('authz.objects-deleted', async ({ em, kind, ids }) => {
+      await em.nativeDelete(AccessEntity, { objectKind: kind, objectId: { $in: ids } })
     })
     ctx.seed(async (em) => {
       for (const platform of await em.find(PlatformEntity, {}, { orderBy: { id: 'asc' } })) {
-        await seedPlatformProfiles(em, platform)
+        await seedPlatform(em, platform)
       }
     })
   },

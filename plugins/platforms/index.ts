@@ -1,12 +1,15 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import init from './migrations/20261121-platforms-init.js'
 import { PlatformEntity } from './platform.entity.js'
+import { PLATFORM_KIND } from './platform.lookup.js'
+import { platformQueries } from './platform.queries.js'
 import { platformRoutes } from './platform.routes.js'
 import './platform.events.js'
 
 export { type Platform, PlatformEntity } from './platform.entity.js'
 export type { PlatformStats } from './platform.events.js'
 export { type PlatformView, platformQueries } from './platform.queries.js'
+export { PLATFORM_KIND, platformFromPath } from './platform.lookup.js'
 export { createPlatform, deletePlatform, type PlatformInput } from './platform.service.js'
 
 /** Platforms: the tenants. `GET/POST /platforms`, `GET/PUT/DELETE /platform/<slug>`. */
@@ -15,6 +18,12 @@ export default definePlugin({
   entities: [PlatformEntity],
   migrations: [init],
   register(ctx) {
+    ctx.authz.registerKind({
+      kind: PLATFORM_KIND,
+      parent: () => Promise.resolve(null),
+      idOf: async (reader, slug) => (await platformQueries.bySlug(reader, slug))?.id ?? null,
+      slugOf: async (reader, id) => (await platformQueries.byId(reader, id))?.slug ?? null,
+    })
     ctx.routes(platformRoutes)
   },
 })

@@ -30,6 +30,10 @@ export const platformQueries = {
     const row = await reader.one<PlatformRow>(`select ${COLUMNS} from platforms where slug = ?`, [slug])
     return row && toView(row)
   },
+  async byId(reader: Reader, id: number): Promise<PlatformView | undefined> {
+    const row = await reader.one<PlatformRow>(`select ${COLUMNS} from platforms where id = ?`, [id])
+    return row && toView(row)
+  },
   async count(reader: Reader): Promise<number> {
     return Number((await reader.one<{ n: number | string }>('select count(*) as n from platforms'))?.n ?? 0)
   },

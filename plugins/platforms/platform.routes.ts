@@ -4,29 +4,13 @@ import {
   type Router,
   forbidden,
   isInstanceAdmin,
-  notFound,
   reply,
-  requireFlag,
 } from '../../src/kernel/index.js'
 import { type Platform, PlatformEntity } from './platform.entity.js'
+import { platformFromPath } from './platform.lookup.js'
 import { type PlatformView, platformQueries } from './platform.queries.js'
 import { createPlatform, deletePlatform, platformStats } from './platform.service.js'
 import { platformInfoXml, platformListXml } from './platform.xml.js'
-
-/** The platform in the path, if the user may see it (their own, or any for administrators). */
-async function visiblePlatform(c: HttpContext): Promise<PlatformView> {
-  const platform = await platformQueries.bySlug(c.services.reader, c.param('platform'))
-  if (!platform || (!isInstanceAdmin(c.principal) && platform.id !== c.principal.platformId)) {
-    throw notFound(`No platform "${c.param('platform')}".`)
-  }
-  return platform
-}
-
-/** The platform entity in the path, for changes, if the user may see it. */
-async function visiblePlatformEntity(c: HttpContext): Promise<Platform> {
-  const { id } = await visiblePlatform(c)
-  return c.em.findOneOrFail(PlatformEntity, { id })
-}
 
 function readFields(v: FieldReader): { name?: string; maxUsers?: number; maxSpace?: number } {
   const name = v.string('name', { required: true, max: 255 }) ?? undefined
@@ -42,48 +26,67 @@ async function info(c: HttpContext, platform: PlatformView, status: number) {
   return reply.xml(status, platformInfoXml(c.links, platform, stats))
 }
 
+/** The platform entity in the path, for changes, once `flag` is allowed on it. */
+async function platformEntity(c: HttpContext, flag: string): Promise<Platform> {
+  const { id } = await platformFromPath(c, flag)
+  return c.em.findOneOrFail(PlatformEntity, { id })
+}
+
 export function platformRoutes(r: Router): void {
-  r.get('/platforms', async (c) => {
-    requireFlag(c.principal, 'instance.view')
-    const reader = c.services.reader
-    const items = await c.list(await platformQueries.count(reader), (page) =>
-      platformQueries.page(reader, page.offset, page.limit),
-    )
-    return reply.xml(200, platformListXml(c.links, items))
+  r.get(
+    '/platforms',
+    async (c) => {
+      c.authz.requireInstanceAdmin(c.principal)
+      const reader = c.services.reader
+      const items = await c.list(await platformQueries.count(reader), (page) =>
+        platformQueries.page(reader, page.offset, page.limit),
+      )
+      return reply.xml(200, platformListXml(c.links, items))
+    },
+    { permission: 'installation administrator' },
+  )
+
+  r.post(
+    '/platforms',
+    async (c) => {
+      c.authz.requireInstanceAdmin(c.principal)
+      const input = readFields(c.fields(await c.form(), 'create'))
+      const platform = await createPlatform(c.services, c.em, input as Required<typeof input>)
+      return info(c, platform, 201)
+    },
+    { permission: 'installation administrator' },
+  )
+
+  r.get('/platform/:platform', async (c) => info(c, await platformFromPath(c, 'platform.view'), 200), {
+    permission: 'platform.view on the platform',
   })
 
-  r.post('/platforms', async (c) => {
-    requireFlag(c.principal, 'instance.view')
-    const input = readFields(c.fields(await c.form(), 'create'))
-    const platform = await createPlatform(c.services, c.em, input as Required<typeof input>)
-    return info(c, platform, 201)
-  })
+  r.put(
+    '/platform/:platform',
+    async (c) => {
+      const platform = await platformEntity(c, 'platform.edit')
+      const changes = readFields(c.fields(await c.form(), 'update'))
+      // Quotas bound what a tenant may consume: only installation administrators change them.
+      if ((changes.maxUsers !== undefined || changes.maxSpace !== undefined) && !isInstanceAdmin(c.principal)) {
+        throw forbidden('Only installation administrators change max_users and max_space.')
+      }
+      if (changes.name !== undefined) platform.name = changes.name
+      if (changes.maxUsers !== undefined) platform.maxUsers = changes.maxUsers
+      if (changes.maxSpace !== undefined) platform.maxSpace = changes.maxSpace
+      await c.em.flush()
+      return info(c, platform, 200)
+    },
+    { permission: 'platform.edit on the platform; changing max_users or max_space: installation administrator' },
+  )
 
-  r.get('/platform/:platform', async (c) => {
-    const platform = await visiblePlatform(c)
-    requireFlag(c.principal, 'platform.view')
-    return info(c, platform, 200)
-  })
-
-  r.put('/platform/:platform', async (c) => {
-    const platform = await visiblePlatformEntity(c)
-    requireFlag(c.principal, 'platform.edit')
-    const changes = readFields(c.fields(await c.form(), 'update'))
-    // Quotas bound what a tenant may consume: only installation administrators change them.
-    if ((changes.maxUsers !== undefined || changes.maxSpace !== undefined) && !isInstanceAdmin(c.principal)) {
-      throw forbidden('Only installation administrators change max_users and max_space.')
-    }
-    if (changes.name !== undefined) platform.name = changes.name
-    if (changes.maxUsers !== undefined) platform.maxUsers = changes.maxUsers
-    if (changes.maxSpace !== undefined) platform.maxSpace = changes.maxSpace
-    await c.em.flush()
-    return info(c, platform, 200)
-  })
-
-  r.delete('/platform/:platform', async (c) => {
-    const platform = await visiblePlatformEntity(c)
-    requireFlag(c.principal, 'instance.view')
-    await deletePlatform(c.services, c.em, platform)
-    return reply.noContent()
-  })
+  r.delete(
+    '/platform/:platform',
+    async (c) => {
+      const platform = await platformEntity(c, 'platform.view')
+      c.authz.requireInstanceAdmin(c.principal)
+      await deletePlatform(c.services, c.em, platform)
+      return reply.noContent()
+    },
+    { permission: 'installation administrator (the platform holding every one of them cannot be deleted)' },
+  )
 }

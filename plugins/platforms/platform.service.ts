@@ -36,6 +36,7 @@ export function createPlatform(services: KernelServices, em: EntityManager, inpu
 export async function deletePlatform(services: KernelServices, em: EntityManager, platform: Platform): Promise<void> {
   await transaction(em, async (tx) => {
     await services.events.emit('platform.deleting', { em: tx, platform })
+    await services.events.emit('authz.objects-deleted', { em: tx, kind: 'platform', ids: [platform.id] })
     await tx.nativeDelete(PlatformEntity, { id: platform.id })
   })
 }

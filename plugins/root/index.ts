@@ -20,13 +20,17 @@ export default definePlugin({
   name: 'root',
   register(ctx) {
     ctx.routes((r) => {
-      r.get('/', async (c) => {
-        const services: XmlNode[] = []
-        await ctx.emit('root.describe', { em: c.em, user: c.principal, links: c.links, services })
-        // Every user has a private file store at /files (API-DECISIONS: Representation).
-        services.push(xml.link('files', c.links.url('files')))
-        return reply.xml(200, xml.el('services', { href: c.links.url() }, services))
-      })
+      r.get(
+        '/',
+        async (c) => {
+          const services: XmlNode[] = []
+          await ctx.emit('root.describe', { em: c.em, user: c.principal, links: c.links, services })
+          // Every user has a private file store at /files (API-DECISIONS: Representation).
+          services.push(xml.link('files', c.links.url('files')))
+          return reply.xml(200, xml.el('services', { href: c.links.url() }, services))
+        },
+        { permission: 'any authenticated user' },
+      )
     })
   },
 })

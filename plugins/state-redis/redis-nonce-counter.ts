@@ -1,11 +1,13 @@
 import type { Redis } from 'ioredis'
-import type { NonceCounterPort } from '../../src/kernel/index.js'
+import { NONCE_COUNT_WINDOW, type NonceCounterPort } from '../../src/kernel/index.js'
 
-// Atomic compare-and-set: a replay (nc not above the stored one) never overwrites the count.
+// Atomic: refuse counts too far below the highest, then claim this count once (SET NX).
 const ADVANCE = `
-local current = redis.call('GET', KEYS[1])
-if current and tonumber(current) >= tonumber(ARGV[1]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+local max = tonumber(redis.call('GET', KEYS[1]) or '0')
+local nc = tonumber(ARGV[1])
+if nc <= max - tonumber(ARGV[3]) then return 0 end
+if not redis.call('SET', KEYS[2], 1, 'NX', 'EX', ARGV[2]) then return 0 end
+if nc > max then redis.call('SET', KEYS[1], nc, 'EX', ARGV[2]) end
 return 1`
 
 /** Nonce counts shared by every serving process through Redis, expiring with the nonce. */
@@ -17,7 +19,8 @@ export class RedisNonceCounter implements NonceCounterPort {
 
   async advance(nonce: string, nc: number, ttlSeconds: number): Promise<boolean> {
     const ttl = Math.max(1, Math.ceil(ttlSeconds))
-    const result = await this.redis.eval(ADVANCE, 1, `${this.prefix}nc:${nonce}`, nc, ttl)
+    const keys = [`${this.prefix}nc:${nonce}`, `${this.prefix}nc:${nonce}:${nc}`]
+    const result = await this.redis.eval(ADVANCE, 2, ...keys, nc, ttl, NONCE_COUNT_WINDOW)
     return result === 1
   }
 }

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, relative as relativePath } from 'node:path'
 import {
+  HttpError,
   type LoadConfigOptions,
   configFilePath,
   ensureKeyPair,
@@ -9,7 +10,8 @@ import {
   isInstanceAdmin,
   loadConfig,
 } from '../kernel/index.js'
-import { UserEntity, createUser } from '../../plugins/identity/index.js'
+import { UserEntity, UserInputError, createUser } from '../../plugins/identity/index.js'
+import { fieldErrorsLine } from './field-errors.js'
 import { type Platform, PlatformEntity, createPlatform } from '../../plugins/platforms/index.js'
 import { bootKernel } from './boot.js'
 import { configTemplate } from './config-template.js'
@@ -97,6 +99,13 @@ export async function initInstance(options: InitOptions): Promise<InitResult> {
         password: options.adminPassword,
         admin: true,
         realm: config.auth.realm,
+      }).catch((error: unknown) => {
+        if (error instanceof HttpError && error.status === 412) {
+          throw new UserInputError(
+            `cannot create the administrator: ${fieldErrorsLine(error, { username: options.adminUsername, email: options.adminEmail })}`,
+          )
+        }
+        throw error
       })
       admin = { username: created.user.username, apiKey: created.apiKey, platform: platform.slug }
       step(`created the installation administrator "${created.user.username}"`)

@@ -1,6 +1,8 @@
 import { UserEntity, UserInputError, createUser, rotateApiKey } from '../../plugins/identity/index.js'
+import { fieldErrorsLine } from './field-errors.js'
 import { ProfileEntity } from '../../plugins/identity/index.js'
 import { PlatformEntity } from '../../plugins/platforms/index.js'
+import { HttpError } from '../kernel/index.js'
 import { createLogger } from '../kernel/log.js'
 import { type BootRequest, bootKernel } from './boot.js'
 
@@ -20,7 +22,10 @@ export interface UserKey {
   profile: string
 }
 
-/** Creates a user from the command line; returns the API key, shown once. */
+/**
+ * Creates a user from the command line, with the API's rules for the fields and the
+ * platform's `max_users`; returns the API key, shown once.
+ */
 export async function createUserCommand(options: CreateUserOptions): Promise<UserKey> {
   const kernel = await bootKernel({ logger: createLogger('warn', 2), ...options })
   try {
@@ -35,7 +40,16 @@ export async function createUserCommand(options: CreateUserOptions): Promise<Use
       profile = await em.findOne(ProfileEntity, { slug: options.profile, platform })
       if (!profile) throw new UserInputError(`no profile "${options.profile}" on platform ${platform.slug}`)
     }
-    const { user, apiKey } = await createUser(em, { ...options, platform, profile, realm: kernel.config.auth.realm })
+    const { user, apiKey } = await createUser(em, {
+      ...options,
+      platform,
+      profile,
+      realm: kernel.config.auth.realm,
+    }).catch((error: unknown) => {
+      if (error instanceof HttpError && error.status === 412)
+        throw new UserInputError(fieldErrorsLine(error, { username: options.username, email: options.email }))
+      throw error
+    })
     return { username: user.username, api_key: apiKey, platform: platform.slug, profile: user.profile.slug }
   } finally {
     await kernel.close()

@@ -1,3 +1,4 @@
+import type { EntityManager } from './db/orm.js'
 import type { Logger } from './log.js'
 
 /**
@@ -9,8 +10,13 @@ import type { Logger } from './log.js'
  * }
  * ```
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface KernelEvents {}
+export interface KernelEvents {
+  /**
+   * Objects of an access-tree kind were deleted, inside the deleting transaction: whatever
+   * points at them (accesses) goes too. The owning plugin emits it.
+   */
+  'authz.objects-deleted': { em: EntityManager; kind: string; ids: number[] }
+}
 
 export type EventName = keyof KernelEvents & string
 export type EventHandler<E extends EventName> = (payload: KernelEvents[E]) => Promise<void> | void

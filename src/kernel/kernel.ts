@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { EntitySchema } from '@mikro-orm/core'
+import { Authz } from './authz/authz.service.js'
 import { ConfigError, pluginConfig } from './config/load.js'
 import { type Config, kernelConfigSchema } from './config/schema.js'
 import { Migrator, type OwnedMigration } from './db/migrator.js'
@@ -89,14 +90,17 @@ export class Kernel {
     const migrations: OwnedMigration[] = plugins.flatMap((p) =>
       (p.migrations ?? []).map((m) => ({ ...m, plugin: p.name })),
     )
+    const reader = openReader(databaseTarget(config), knexOf(orm))
+    const ports = new PortRegistry()
     const services: KernelServices = {
       config,
       log,
       orm,
-      reader: openReader(databaseTarget(config), knexOf(orm)),
+      reader,
+      authz: new Authz(reader, ports),
       links: new LinkBuilder(config.base_url || `http://${displayHost(config.http.host)}:${config.http.port}`),
       events: new EventBus(log),
-      ports: new PortRegistry(),
+      ports,
       secret: readSecret(config) ?? '',
     }
     const kernel = new Kernel(services, plugins, new Migrator(knexOf(orm), migrations))
@@ -123,6 +127,7 @@ export class Kernel {
         return services.links
       },
       services,
+      authz: services.authz,
       routes: (declare) => declare(this.routes.forPlugin(name)),
       provide: (port, impl) => services.ports.provide(name, port, impl),
       port: (port) => services.ports.get(port),

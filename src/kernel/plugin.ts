@@ -1,5 +1,6 @@
 import type { EntitySchema } from '@mikro-orm/core'
 import type { z } from 'zod'
+import type { Authz } from './authz/authz.service.js'
 import type { Config } from './config/schema.js'
 import type { MigrationDefinition } from './db/migration.js'
 import type { EntityManager } from './db/orm.js'
@@ -25,6 +26,8 @@ export interface PluginContext<C = unknown> {
   readonly kernelConfig: Config
   /** Absolute URLs from the public base URL. */
   readonly links: LinkBuilder
+  /** The authorization service: register object kinds, check permissions. */
+  readonly authz: Authz
   /** The kernel services (ORM, secret, ...), for work outside a request. */
   readonly services: KernelServices
   /** Declares HTTP routes. */

@@ -2,6 +2,7 @@
  * The port catalogue: each port's name mapped to its interface. Interfaces live in
  * `src/kernel/ports/`; a backend plugin provides one with `ctx.provide(name, impl)`.
  */
+import type { AccessGrantsPort } from './ports/access-grants.port.js'
 import type { CredentialsPort } from './ports/credentials.port.js'
 import type { NonceCounterPort } from './ports/nonce-counter.port.js'
 
@@ -10,12 +11,14 @@ export interface KernelPorts {
   credentials: CredentialsPort
   /** Shared nonce counts for replay protection; optional, the kernel keeps them in memory otherwise. */
   nonceCounter: NonceCounterPort
+  /** Role flags from accesses, for the authorization service (identity plugin). */
+  accessGrants: AccessGrantsPort
 }
 
 export type PortName = keyof KernelPorts
 
 /** Ports that must have exactly one provider before the kernel serves. */
-export const REQUIRED_PORTS: readonly PortName[] = ['credentials']
+export const REQUIRED_PORTS: readonly PortName[] = ['credentials', 'accessGrants']
 
 export class PortRegistry {
   private readonly providers = new Map<PortName, { owner: string; impl: unknown }[]>()

@@ -1,3 +1,4 @@
+import type { Authz } from './authz/authz.service.js'
 import type { Config } from './config/schema.js'
 import type { Orm } from './db/orm.js'
 import type { Reader } from './db/reader.js'
@@ -16,6 +17,8 @@ export interface KernelServices {
   links: LinkBuilder
   events: EventBus
   ports: PortRegistry
+  /** The authorization service (docs/authorization.md). */
+  authz: Authz
   /** The server secret: signs nonces and tokens. Never logged. */
   secret: string
 }

@@ -270,12 +270,23 @@ describe('HTTP conventions (default limits)', () => {
       const first = await rawRequest(app.url + '/platforms', 'GET', { headers: { authorization } })
       expectOk(first)
       const replay = await rawRequest(app.url + '/platforms', 'GET', { headers: { authorization } })
-      expectError(replay, 401, 'Replayed request: the nonce count (nc) must grow with each request.')
+      expectError(replay, 401, 'Replayed request: use each nonce count (nc) once, counting up.')
       expectChallenge(replay)
       const next = await rawRequest(app.url + '/platforms', 'GET', {
         headers: { authorization: client.authorization('GET', '/platforms') },
       })
       expectOk(next)
+    })
+
+    it('accepts concurrent requests sharing a nonce whose counts arrive out of order', async () => {
+      const client = app.clientFor('admin', app.admin.apiKey)
+      await client.handshake()
+      const first = client.authorization('GET', '/platforms')
+      const second = client.authorization('GET', '/platforms')
+      expectOk(await rawRequest(app.url + '/platforms', 'GET', { headers: { authorization: second } }))
+      expectOk(await rawRequest(app.url + '/platforms', 'GET', { headers: { authorization: first } }))
+      const replay = await rawRequest(app.url + '/platforms', 'GET', { headers: { authorization: first } })
+      expectError(replay, 401, 'Replayed request: use each nonce count (nc) once, counting up.')
     })
 
     it('answers 400 when the Digest uri does not match the request target', async () => {

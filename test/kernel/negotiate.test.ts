@@ -45,3 +45,15 @@ describe('acceptsXml', () => {
     expect(VENDOR_XML).toBe('application/vnd.mediactl+xml')
   })
 })
+
+describe('accepts (non-XML routes)', () => {
+  it('admits the type itself, its major wildcard, */* and an absent header', async () => {
+    const { accepts } = await import('../../src/kernel/http/negotiate.js')
+    expect(accepts(undefined, 'application/x-pem-file')).toBe(true)
+    expect(accepts('application/x-pem-file', 'application/x-pem-file')).toBe(true)
+    expect(accepts('application/*', 'application/x-pem-file')).toBe(true)
+    expect(accepts('text/plain, */*;q=0.1', 'application/x-pem-file')).toBe(true)
+    expect(accepts('image/png', 'application/x-pem-file')).toBe(false)
+    expect(accepts('application/x-pem-file;q=0', 'application/x-pem-file')).toBe(false)
+  })
+})

@@ -6,7 +6,8 @@ export default class UserCreate extends BaseCommand<typeof UserCreate> {
   static override summary = 'Create a user and print its API key once.'
   static override description = `The API key authenticates the user (HTTP Digest, username and API key). It is shown once and
 never stored: keep it, or rotate it with "mediactl user key <username>".
---admin makes an installation administrator (every profile flag).`
+--admin makes an installation administrator (every profile flag). The fields follow the rules of
+POST /platform/<slug>/users (docs/api.md), and the platform's max_users applies.`
 
   static override examples = [
     '<%= config.bin %> user create --platform default --username alice --email alice@example.org',
@@ -19,11 +20,14 @@ never stored: keep it, or rotate it with "mediactl user key <username>".
       description: "Slug of the user's profile [default: the platform's administrator profile]",
     }),
     username: Flags.string({
-      description: 'Login name, unique across the installation (at most 128 characters)',
+      description:
+        'Login name, unique across the installation: at most 128 letters, digits, ".", "_", "-" or "@", starting with a letter or a digit',
       required: true,
     }),
     email: Flags.string({ description: 'E-mail address, unique on the platform', required: true }),
-    password: Flags.string({ description: 'Password, for the password check endpoint (optional)' }),
+    password: Flags.string({
+      description: 'Password (at most 128 characters), for the password check endpoint (optional)',
+    }),
     admin: Flags.boolean({ description: 'Make an installation administrator' }),
   }
 

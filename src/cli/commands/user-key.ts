@@ -16,6 +16,8 @@ whose username changes needs a new key: run this command after renaming.`
   async run() {
     const result = await rotateKeyCommand({ ...this.configOptions(), username: this.args.username })
     this.log(`New API key for ${result.username} (shown once, keep it): ${result.api_key}`)
+    // On stderr, so stdout stays the key line that scripts read.
+    this.progress(`The key is bound to the username: if ${result.username} is renamed, run this command again.`)
     return result
   }
 }

@@ -6,7 +6,7 @@ import type { Principal } from '../ports/credentials.port.js'
 import type { KernelServices } from '../services.js'
 import { HttpContext } from './context.js'
 import { HttpError, notFound } from './errors.js'
-import { XML_CONTENT_TYPE, acceptsXml } from './negotiate.js'
+import { XML_CONTENT_TYPE, accepts, acceptsXml } from './negotiate.js'
 import type { Reply } from './reply.js'
 import type { RouteTable } from './router.js'
 import { type XmlNode, renderXml, xml } from './xml.js'
@@ -89,12 +89,13 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
 
   async function handle(req: IncomingMessage, res: ServerResponse, state: { user?: string }): Promise<void> {
     try {
-      if (!acceptsXml(req.headers.accept)) {
-        throw new HttpError(406, 'Only XML is available: send Accept: application/xml (or leave Accept out).')
-      }
       const { path: fullPath, search } = splitTarget(req.url ?? '/')
       const path = prefix && fullPath.startsWith(prefix) ? fullPath.slice(prefix.length) || '/' : fullPath
       const match = routes.match(req.method ?? 'GET', path)
+      const produces = match?.route.options.produces
+      if (!acceptsXml(req.headers.accept) && !(produces && accepts(req.headers.accept, produces))) {
+        throw new HttpError(406, 'Only XML is available: send Accept: application/xml (or leave Accept out).')
+      }
       let user: Principal | undefined
       if (!match?.route.options.public) {
         user = await options.authenticate(req)

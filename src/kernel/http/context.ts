@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Authz } from '../authz/authz.service.js'
 import type { EntityManager } from '../db/orm.js'
 import type { Logger } from '../log.js'
 import type { Principal } from '../ports/credentials.port.js'
@@ -39,6 +40,11 @@ export class HttpContext {
 
   get links(): LinkBuilder {
     return this.services.links
+  }
+
+  /** The authorization service. */
+  get authz(): Authz {
+    return this.services.authz
   }
 
   get log(): Logger {

@@ -128,7 +128,7 @@ export class DigestAuth {
     if (age > this.options.nonceTtl || age < -60)
       throw this.unauthorized('The nonce has expired: retry with the new one.', true)
     const fresh = await this.counter.advance(nonce, parseInt(nc, 16), this.options.nonceTtl - age + 1)
-    if (!fresh) throw this.unauthorized('Replayed request: the nonce count (nc) must grow with each request.')
+    if (!fresh) throw this.unauthorized('Replayed request: use each nonce count (nc) once, counting up.')
     if (!user.isActive) throw this.unauthorized('This user is inactive.')
     return user
   }

@@ -19,3 +19,19 @@ export function acceptsXml(accept: string | undefined): boolean {
   }
   return false
 }
+
+/** True when the Accept header admits `type` (exactly, as `<major>/*`, or `*\/*`), with q other than 0. */
+export function accepts(accept: string | undefined, type: string): boolean {
+  if (!accept || !accept.trim()) return true
+  const wanted = type.toLowerCase()
+  const major = `${wanted.split('/')[0]}/*`
+  for (const part of accept.split(',')) {
+    const [range, ...params] = part.trim().toLowerCase().split(';')
+    const name = range?.trim()
+    if (name !== wanted && name !== major && name !== '*/*') continue
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
+    if (q && Number(q.slice(2)) === 0) continue
+    return true
+  }
+  return false
+}

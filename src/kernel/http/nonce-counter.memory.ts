@@ -1,8 +1,15 @@
-import type { NonceCounterPort } from '../ports/nonce-counter.port.js'
+import { NONCE_COUNT_WINDOW, type NonceCounterPort } from '../ports/nonce-counter.port.js'
+
+interface Entry {
+  max: number
+  /** Counts used within the window below `max`. */
+  seen: Set<number>
+  expires: number
+}
 
 /** Single-process nonce counts, forgotten when the nonce expires. */
 export class MemoryNonceCounter implements NonceCounterPort {
-  private readonly counts = new Map<string, { nc: number; expires: number }>()
+  private readonly counts = new Map<string, Entry>()
   private readonly sweeper: NodeJS.Timeout
 
   constructor(sweepEveryMs = 60_000) {
@@ -11,9 +18,18 @@ export class MemoryNonceCounter implements NonceCounterPort {
   }
 
   advance(nonce: string, nc: number, ttlSeconds: number): Promise<boolean> {
-    const seen = this.counts.get(nonce)
-    if (seen && nc <= seen.nc) return Promise.resolve(false)
-    this.counts.set(nonce, { nc, expires: Date.now() + ttlSeconds * 1000 })
+    let entry = this.counts.get(nonce)
+    if (!entry) {
+      entry = { max: 0, seen: new Set(), expires: 0 }
+      this.counts.set(nonce, entry)
+    }
+    if (nc <= entry.max - NONCE_COUNT_WINDOW || entry.seen.has(nc)) return Promise.resolve(false)
+    entry.seen.add(nc)
+    entry.expires = Date.now() + ttlSeconds * 1000
+    if (nc > entry.max) {
+      entry.max = nc
+      for (const old of entry.seen) if (old <= nc - NONCE_COUNT_WINDOW) entry.seen.delete(old)
+    }
     return Promise.resolve(true)
   }
 

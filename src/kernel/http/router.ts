@@ -7,6 +7,13 @@ export type Handler = (c: HttpContext) => Promise<Reply> | Reply
 export interface RouteOptions {
   /** Served without authentication (public key, player pages). */
   public?: boolean
+  /**
+   * Who may call it, in words, for docs/authorization.md (generated from the route table,
+   * so it cannot drift): for example `profile user.view on the user's platform`.
+   */
+  permission?: string
+  /** Media type of a non-XML answer (PEM, JSON, media bytes): Accept may ask for it instead of XML. */
+  produces?: string
 }
 
 export interface Route {

@@ -4,42 +4,13 @@ import { PlatformEntity } from '../../../plugins/platforms/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { type DigestClient, type Response, rawRequest } from '../../helpers/digest-client.js'
 import { type XmlObject, list, parseXml, text } from '../../helpers/xml.js'
+import { INVALID, NEEDS, expectError, xmlOf } from '../../helpers/answers.js'
 
-const XML_TYPE = 'application/xml; charset=utf-8'
-const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 const SLUG_SHAPE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 
-/** Checks the headers every XML answer carries and returns the parsed document. */
-function xmlOf(res: Response, status: number): XmlObject {
-  expect(res.status, res.body).toBe(status)
-  expect(res.headers['x-api-version']).toBe('2.14.3')
-  expect(res.headers['content-type']).toBe(XML_TYPE)
-  expect(res.body.startsWith(DECLARATION)).toBe(true)
-  return parseXml(res.body)
-}
-
-/** Checks an error answer: status, `<error>` with status, message and exactly the given fields, in order. */
-function expectError(res: Response, status: number, message: string, fields: Record<string, string> = {}): void {
-  const doc = xmlOf(res, status)
-  expect(Object.keys(doc).filter((k) => k !== '?xml')).toEqual(['error'])
-  const error = doc.error as XmlObject
-  expect(Object.keys(error).sort()).toEqual(
-    Object.keys(fields).length ? ['field', 'message', 'status'] : ['message', 'status'],
-  )
-  expect(text(error.status)).toBe(String(status))
-  expect(text(error.message)).toBe(message)
-  expect(list<XmlObject>(error.field).map((f) => [f['@name'], text(f)])).toEqual(Object.entries(fields))
-  const fieldXml = Object.entries(fields)
-    .map(([name, msg]) => `<field name="${name}"><![CDATA[${msg}]]></field>`)
-    .join('')
-  expect(res.body).toBe(
-    `${DECLARATION}<error><status>${status}</status><message><![CDATA[${message}]]></message>${fieldXml}</error>`,
-  )
-}
-
 const notFoundMessage = (slug: string): string => `No platform "${slug}".`
-const INVALID = 'The submitted data is invalid.'
-const NEEDS = (flag: string): string => `This needs the "${flag}" permission of your profile.`
+/** The 403 of a role flag (from the profile's platform flags or an access). */
+const NEEDS_ROLE = (flag: string): string => `This needs the "${flag}" permission.`
 
 interface Expected {
   slug: string
@@ -787,7 +758,7 @@ describe('platform authorization', () => {
     ).apiKey
     const viewer = app.clientFor('viewer', viewerKey)
     expect(text(xmlOf(await viewer.get('/platform/default'), 200).platform.slug)).toBe('default')
-    expectError(await viewer.put('/platform/default', { form: { max_users: 1 } }), 403, NEEDS('platform.edit'))
+    expectError(await viewer.put('/platform/default', { form: { max_users: 1 } }), 403, NEEDS_ROLE('platform.edit'))
     expectError(await viewer.delete('/platform/default'), 403, NEEDS('instance.view'))
     expect(text(xmlOf(await app.client.get('/platform/default'), 200).platform.max_users)).toBe('0')
 
@@ -804,8 +775,9 @@ describe('platform authorization', () => {
       await createUser(em, { platform, profile: bare, username: 'bare', email: 'bare@example.org', realm })
     ).apiKey
     const nobody = app.clientFor('bare', bareKey)
-    expectError(await nobody.get('/platform/default'), 403, NEEDS('platform.view'))
-    expectError(await nobody.put('/platform/default', { form: { name: 'X' } }), 403, NEEDS('platform.edit'))
+    // Without platform.view (from the profile or an access) their own platform is not visible to them.
+    expectError(await nobody.get('/platform/default'), 404, notFoundMessage('default'))
+    expectError(await nobody.put('/platform/default', { form: { name: 'X' } }), 404, notFoundMessage('default'))
     expectError(await nobody.get(`/platform/${otherSlug}`), 404, notFoundMessage(otherSlug))
     expectError(await nobody.get('/platforms'), 403, NEEDS('instance.view'))
   })

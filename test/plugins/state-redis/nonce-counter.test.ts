@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisNonceCounter } from '../../../plugins/state-redis/redis-nonce-counter.js'
+import { NONCE_COUNT_WINDOW } from '../../../src/kernel/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { rawRequest } from '../../helpers/digest-client.js'
 
@@ -23,14 +24,22 @@ describe.skipIf(!REDIS_URL)('state-redis nonce counter (MEDIACTL_TEST_REDIS_URL)
     await two.quit()
   })
 
-  it('accepts only growing counts, across connections (processes)', async () => {
+  it('accepts each count once, across connections (processes), out of order within the window', async () => {
     const a = new RedisNonceCounter(one, prefix)
     const b = new RedisNonceCounter(two, prefix)
     expect(await a.advance('n1', 1, 60)).toBe(true)
     expect(await b.advance('n1', 1, 60)).toBe(false)
     expect(await b.advance('n1', 3, 60)).toBe(true)
+    expect(await a.advance('n1', 2, 60)).toBe(true)
     expect(await a.advance('n1', 2, 60)).toBe(false)
     expect(await a.advance('n2', 1, 60)).toBe(true)
+  })
+
+  it(`refuses counts ${NONCE_COUNT_WINDOW} or more below the highest seen`, async () => {
+    const a = new RedisNonceCounter(one, prefix)
+    expect(await a.advance('n3', 100, 60)).toBe(true)
+    expect(await a.advance('n3', 100 - NONCE_COUNT_WINDOW, 60)).toBe(false)
+    expect(await a.advance('n3', 100 - NONCE_COUNT_WINDOW + 1, 60)).toBe(true)
   })
 
   it('forgets a nonce when it expires', async () => {

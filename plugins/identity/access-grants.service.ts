@@ -1,0 +1,50 @@
+import type { AccessGrantsPort, ObjectRef, Principal, Reader } from '../../src/kernel/index.js'
+
+type Permissions = string | string[]
+
+const parse = (permissions: Permissions): string[] =>
+  Array.isArray(permissions) ? permissions : (JSON.parse(permissions) as string[])
+
+// The accesses of a user: their own, and those of every group they belong to. Only rows whose
+// access, role and group are all of the user's platform count: a row pointing across platforms
+// (which the API never writes) grants nothing.
+const SUBJECT = `(a.user_id = ? or a.group_id in (select m.group_id from group_members m
+  join user_groups g on g.id = m.group_id where m.user_id = ? and g.platform_id = ?))
+  and a.platform_id = ? and r.platform_id = ?`
+const subjectParams = (user: Principal): number[] => [
+  user.id,
+  user.id,
+  user.platformId,
+  user.platformId,
+  user.platformId,
+]
+
+/** Role flags from accesses, each lookup one prepared query through the kernel reader. */
+export function accessGrantsPort(reader: Reader): AccessGrantsPort {
+  return {
+    async roleFlags(user: Principal, objects: readonly ObjectRef[]): Promise<ReadonlySet<string>> {
+      if (objects.length === 0) return new Set()
+      const targets = objects.map(() => '(a.object_kind = ? and a.object_id = ?)').join(' or ')
+      // No `distinct`: PostgreSQL cannot compare json values; duplicates merge in the set below.
+      const rows = await reader.all<{ permissions: Permissions }>(
+        `select r.permissions from accesses a join roles r on r.id = a.role_id
+         where ${SUBJECT} and (${targets})`,
+        [...subjectParams(user), ...objects.flatMap((o) => [o.kind, o.id])],
+      )
+      const flags = new Set<string>()
+      for (const row of rows) for (const flag of parse(row.permissions)) flags.add(flag)
+      return flags
+    },
+
+    async objectsWith(user: Principal, kind: string, flag: string): Promise<number[]> {
+      const rows = await reader.all<{ object_id: number; permissions: Permissions }>(
+        `select a.object_id, r.permissions from accesses a join roles r on r.id = a.role_id
+         where ${SUBJECT} and a.object_kind = ?`,
+        [...subjectParams(user), kind],
+      )
+      return [
+        ...new Set(rows.filter((row) => parse(row.permissions).includes(flag)).map((row) => Number(row.object_id))),
+      ]
+    },
+  }
+}

@@ -1,0 +1,32 @@
+import { type HttpContext, notFound } from '../../src/kernel/index.js'
+import { type Group, GroupEntity } from './group.entity.js'
+import { type UserView, userQueries } from './user.queries.js'
+
+/**
+ * The user named by `:username`, from committed data (the kernel reader: user info is a hot
+ * read), once the caller may do `flag` (a profile flag: `user.view`, `user.edit`, ...) on the
+ * user's platform. Users are visible to those who see their platform and hold `user.view`;
+ * with `self`, a user acting on their own record needs nothing. 404 when the caller may not
+ * see the user, 403 when they may but not do that.
+ */
+export async function visibleUser(c: HttpContext, flag: string, options: { self?: boolean } = {}): Promise<UserView> {
+  const username = c.param('username')
+  const user = await userQueries.byUsername(c.services.reader, username)
+  if (!user) throw notFound(`No user "${username}".`)
+  if (options.self && user.id === c.principal.id) return user
+  await c.authz.requireProfile(c.principal, flag, user.platformId, { name: username, kind: 'user', see: 'user.view' })
+  return user
+}
+
+/**
+ * The group named by the `:group` path parameter (platform loaded), once the caller's
+ * profile holds `flag` (`group.view`, `group.edit`, ...) on the group's platform. Groups
+ * are visible to those who see the platform and hold `group.view`.
+ */
+export async function groupFromPath(c: HttpContext, flag: string): Promise<Group> {
+  const slug = c.param('group')
+  const group = await c.em.findOne(GroupEntity, { slug }, { populate: ['platform'] })
+  if (!group) throw notFound(`No group "${slug}".`)
+  await c.authz.requireProfile(c.principal, flag, group.platform.id, { name: slug, kind: 'group', see: 'group.view' })
+  return group
+}

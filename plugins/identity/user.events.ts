@@ -1,0 +1,13 @@
+import type { EntityManager } from '../../src/kernel/index.js'
+import type { User } from './user.entity.js'
+
+declare module '../../src/kernel/events.js' {
+  interface KernelEvents {
+    /**
+     * A user is about to be deleted, inside the deleting transaction: remove what they own
+     * (files, directories). Their accesses and group memberships go with the user row
+     * (database cascades).
+     */
+    'user.deleting': { em: EntityManager; user: User }
+  }
+}

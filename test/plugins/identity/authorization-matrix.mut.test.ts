@@ -1,0 +1,898 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PlatformEntity, createPlatform } from '../../../plugins/platforms/index.js'
+import { type TestApp, startApp } from '../../helpers/app.js'
+import { type DigestClient, type Response, rawRequest } from '../../helpers/digest-client.js'
+import { type XmlObject, list, parseXml, text } from '../../helpers/xml.js'
+import {
+  ACTORS,
+  type Actor,
+  type Grant,
+  PASSWORD,
+  type TenantObjects,
+  World,
+  unique,
+} from './authorization-matrix.fixtures.js'
+
+/**
+ * The authorization matrix (docs/authorization.md): every route of the route table × six
+ * callers → the status the implemented model answers. P is the platform every row acts on,
+ * Q another tenant:
+ * - admin: the installation administrator (app.client);
+ * - platformAdmin: a user of P with P's default Administrator profile;
+ * - withRight: a user of P holding exactly what the row needs (profile flags, or for role-flag
+ *   rows a role through an access, to a group or to the user);
+ * - without: a user of P lacking it (404 when they may not see the target, 403 when they may);
+ * - otherTenant: a user of Q with Q's Administrator profile (powerful at home, nothing on P);
+ * - inactive: an installation administrator whose is_active is 0.
+ * Anonymous requests are checked too. Mutating rows make a fresh target per caller, and
+ * check that the change happened exactly when the answer says it succeeded.
+ */
+
+interface Target {
+  /** The concrete path (with query). */
+  path: string
+  form?: Record<string, string | number>
+  headers?: Record<string, string>
+  /** Whether the request's change is in the database: true exactly when the answer is a success. */
+  applied?: () => Promise<boolean>
+  /** Extra checks of a successful answer. */
+  check?: (res: Response) => void
+}
+
+interface Row {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  /** The route's path pattern, exactly as in the route table. */
+  route: string
+  /** Tells apart several rows of one route. */
+  variant?: string
+  /** What the withRight and without callers of P hold. */
+  withRight: Grant
+  without: Grant
+  /** Makes the targets for one caller. */
+  setup(actor: Actor): Promise<Target>
+  expect: Record<Actor, number>
+  /** Public routes: anonymous requests get this too (401 otherwise). */
+  anonymous?: number
+  /**
+   * Cells where the implementation differs from the documented model: `expect` holds the
+   * documented status and the cell runs as `it.fails`, with the reason (see the report).
+   */
+  knownIssues?: Partial<Record<Actor, string>>
+}
+
+const PV = 'platform.view'
+
+/** The common shape: the three allowed callers get `ok`, the one without `refused`, the other tenant 404. */
+const allowed = (ok: number, refused: 403 | 404): Record<Actor, number> => ({
+  admin: ok,
+  platformAdmin: ok,
+  withRight: ok,
+  without: refused,
+  otherTenant: 404,
+  inactive: 401,
+})
+
+let app: TestApp
+let w: World
+const actors = {} as Record<'platformAdmin' | 'otherTenant' | 'inactive', DigestClient>
+const P = (): TenantObjects => w.p
+
+/** A fresh user of P (flagless profile, not a member of anything). */
+const freshUser = (): Promise<string> => w.user(P().platform, P().profile)
+
+const ROWS: Row[] = [
+  // root
+  {
+    method: 'GET',
+    route: '/',
+    withRight: { profile: [] },
+    without: { profile: [] },
+    setup: async () => ({ path: '/' }),
+    expect: { admin: 200, platformAdmin: 200, withRight: 200, without: 200, otherTenant: 200, inactive: 401 },
+  },
+
+  // platforms
+  {
+    method: 'GET',
+    route: '/platforms',
+    withRight: { profile: ['instance.view'] },
+    without: { profile: [PV] },
+    setup: async () => ({ path: '/platforms' }),
+    expect: { admin: 200, platformAdmin: 403, withRight: 200, without: 403, otherTenant: 403, inactive: 401 },
+  },
+  {
+    method: 'POST',
+    route: '/platforms',
+    withRight: { profile: ['instance.view'] },
+    without: { profile: [PV] },
+    setup: async () => {
+      const name = unique('Gamma')
+      return {
+        path: '/platforms',
+        form: { name, max_users: 0, max_space: 0 },
+        applied: () => w.exists('platform', { name }),
+      }
+    },
+    expect: { admin: 201, platformAdmin: 403, withRight: 201, without: 403, otherTenant: 403, inactive: 401 },
+  },
+  {
+    method: 'GET',
+    route: '/platform/:platform',
+    withRight: { profile: [], role: [PV], via: 'group' },
+    without: { profile: [] },
+    setup: async () => ({ path: `/platform/${P().platform.slug}` }),
+    expect: allowed(200, 404),
+  },
+  {
+    method: 'PUT',
+    route: '/platform/:platform',
+    variant: 'name, role through the user',
+    withRight: { profile: [], role: [PV, 'platform.edit'], via: 'user' },
+    without: { profile: [PV] },
+    setup: async () => {
+      const name = unique('Tenant Alpha renamed')
+      return {
+        path: `/platform/${P().platform.slug}`,
+        form: { name },
+        applied: () => w.exists('platform', { id: P().platform.id, name }),
+      }
+    },
+    expect: allowed(200, 403),
+  },
+  {
+    method: 'PUT',
+    route: '/platform/:platform',
+    variant: 'name, role through a group',
+    withRight: { profile: [], role: [PV, 'platform.edit'], via: 'group' },
+    without: { profile: [], role: [PV], via: 'group' },
+    setup: async () => {
+      const name = unique('Tenant Alpha renamed')
+      return {
+        path: `/platform/${P().platform.slug}`,
+        form: { name },
+        applied: () => w.exists('platform', { id: P().platform.id, name }),
+      }
+    },
+    expect: allowed(200, 403),
+  },
+  {
+    method: 'PUT',
+    route: '/platform/:platform',
+    variant: 'max_space: installation administrators only',
+    withRight: { profile: [], role: [PV, 'platform.edit'], via: 'group' },
+    without: { profile: [PV] },
+    setup: async () => {
+      const maxSpace = 1_000_000_000 + Number(unique('n').slice(2))
+      return {
+        path: `/platform/${P().platform.slug}`,
+        form: { max_space: maxSpace },
+        applied: () => w.exists('platform', { id: P().platform.id, maxSpace }),
+      }
+    },
+    expect: { admin: 200, platformAdmin: 403, withRight: 403, without: 403, otherTenant: 404, inactive: 401 },
+  },
+
+  // users
+  {
+    method: 'GET',
+    route: '/platform/:platform/users',
+    withRight: { profile: [PV, 'user.view'] },
+    without: { profile: [PV] },
+    setup: async () => ({ path: `/platform/${P().platform.slug}/users` }),
+    expect: allowed(200, 403),
+  },
+  {
+    method: 'POST',
+    route: '/platform/:platform/users',
+    withRight: { profile: [PV, 'user.create'] },
+    without: { profile: [PV, 'user.view'] },
+    setup: async () => {
+      const username = unique('alpha-new')
+      return {
+        path: `/platform/${P().platform.slug}/users`,
+        form: { username, email: `${username}@example.org`, password: PASSWORD, profile: P().profile },
+        applied: () => w.exists('user', { username }),
+      }
+    },
+    expect: allowed(201, 403),
+  },
+  {
+    method: 'GET',
+    route: '/user/:username',
+    withRight: { profile: [PV, 'user.view'] },
+    without: { profile: [PV] },
+    setup: async () => ({ path: `/user/${P().user}` }),
+    expect: allowed(200, 403),
+  },
+  {
+    method: 'PUT',
+    route: '/user/:username',
+    withRight: { profile: [PV, 'user.view', 'user.edit'] },
+    without: { profile: [PV, 'user.view'] },
+    setup: async () => {
+      const username = await freshUser()
+      const firstName = unique('First')
+      return {
+        path: `/user/${username}`,
+        form: { first_name: firstName },
+        applied: () => w.exists('user', { username, firstName }),
+      }
+    },
+    expect: allowed(200, 403),
+  },
+  {
+    method: 'DELETE',
+    route: '/user/:username',
+    withRight: { profile: [PV, 'user.view', 'user.delete'] },
+    without: { profile: [PV, 'user.view'] },
+    setup: async () => {
+      const username = await freshUser()
+      return { path: `/user/${username}`, applied: async () => !(await w.exists('user', { username })) }
+    },
+    expect: allowed(204, 403),
+  },
+  {
+    method: 'GET',
+    route: '/authentication/public_key',
+    withRight: { profile: [] },
+    without: { profile: [] },
+    setup: async () => ({
+      path: '/authentication/public_key',
+      check: (res) => expect(res.body).toContain('-----BEGIN PUBLIC KEY-----'),
+    }),
+    expect: { admin: 200, platformAdmin: 200, withRight: 200, without: 200, otherTenant: 200, inactive: 200 },
+    anonymous: 200,
+  },
+  {
+    method: 'GET',
+    route: '/user/:username/authenticate',
+    withRight: { profile: [PV, 'user.view'] },
+    without: { profile: [PV] },
+    setup: async () => ({
+      path: `/user/${P().user}/authenticate?cipher=${w.cipher()}`,
+      check: (res) => expect(res.headers.location).toBe(`${app.url}/user/${P().user}`),
+    }),
+    expect: allowed(302, 404),
+  },
+
+  // groups
+  {
+    method: 'GET',
+    route: '/platform/:platform/groups',
+    withRight: { profile: [PV, 'group.view'] },
+    without: { profile: [PV] },
+    setup: async () => ({ path: `/platform/${P().platform.slug}/groups` }),
+    expect: allowed(200, 403),
+  },
+  {
+    method: 'POST',
+    route: '/platform/:platform/groups',
+    withRight: { profile: [PV, 'group.create'] },
+    without: { profile: [PV, 'group.view'] },
+    setup: async () => {
+      const name = unique('alpha-made-group')
+      return {
+        path: `/platform/${P().platform.slug}/groups`,
+        form: { name },
+        applied: () => w.exists('group', { name }),
+      }
+    },
+    expect: allowed(201, 403),
+  },
+  {
+    method: 'GET',
+    route: '/group/:group',
+    withRight: { profile: [PV, 'group.view'] },
+    without: { profile: [PV] },
+    setup: async () => ({ path: `/group/${P().group}` }),
+    expect: allowed(200, 404),
+  },
+  {
+    method: 'PUT',
+    route: '/group/:group',
+    withRight: { profile: [PV, 'group.view', 'group.edit'] },
+    without: { profile: [PV, 'group.view'] },
+    setup: async () => {
+      const slug = await w.group(P().platform)
+      const name = unique('alpha-renamed')
+      return { path: `/group/${slug}`, form: { name }, applied: () => w.exists('group', { slug, name }) }
+    },
+    expect: allowed(200, 403),
+  },
+  {
+    method: 'DELETE',
+    route: '/group/:group',
+    withRight: { profile: [PV, 'group.view', 'group.delete'] },
+    without: { profile: [PV, 'group.view'] },
+    setup: async () => {
+      const slug = await w.group(P().platform)
+      return { path: `/group/${slug}`, applied: async () => await w.exists('group', { slug }) }
+    },
+    expect: allowed(204, 403),
+  },
+  {
+    method: 'GET',
+    route: '/group/:group/users',
+    withRight: { profile: [PV, 'group.view'] },
+    without: { profile: [PV] },
+    setup: async () => ({ path: `/group/${P().group}/users` }),
+    expect: allowed(200, 404),
+  },
+  {
+    method: 'POST',
+    route: '/group/:group/users',
+    withRight: { profile: [PV, 'group.view', 'group.edit'] },
+    without: { profile: [PV, 'group.view'] },
+    setup: async () => {
+      const slug = await w.group(P().platform)
+      const username = await freshUser()
+      return {
+        path: `/group/${slug}/users`,
+        form: { username },
+        applied: () => w.exists('member', { group: { slug }, user: { username } }),
+      }
+    },
+    expect: allowed(201, 403),
+  },
+  {
+    method: 'DELETE',
+    route: '/group/:group/user/:username',
+    withRight: { profile: [PV, 'group.view', 'group.edit'] },
+    without: { profile: [PV, 'group.view'] },
+    setup: async () => {
+      const username = await freshUser()
+      const slug = await w.group(P().platform, [username])
+      return {
+        path: `/group/${slug}/user/${username}`,
+        applied: async () => !(await w.exists('member', { group: { slug }, user: { username } })),
+      }
+    },
+    expect: allowed(200, 403),
+  },
+
+  // roles
+  {
+    method: 'GET',
+    route: '/platform/:platform/roles',
+    withRight: { profile: [PV, 'user_role.view'] },
+    without: { profile: [PV] },
+    setup: async () => ({ path: `/platform/${P().platform.slug}/roles` }),
+    expect: allowed(200, 403),
+  },
+  {
+    method: 'POST',
+    route: '/platform/:platform/roles',
+    withRight: { profile: [PV, 'user_role.create'] },
+    without: { profile: [PV, 'user_role.view'] },
+    setup: async () => {
+      const name = unique('alpha-made-role')
+      return {
+        path: `/platform/${P().platform.slug}/roles`,
+        form: { name, 'permission[Platform][view]': 1 },
+        applied: () => w.exists('role', { name }),
+      }
+    },
+    expect: allowed(201, 403),
+  },
+  {
+    method: 'POST',
+    route: '/platform/:platform/roles',
+    variant: 'with quota: creates a profile',
+    withRight: { profile: [PV, 'user_profile.create'] },
+    without: { profile: [PV, 'user_profile.view'] },
+    setup: async () => {
+      const name = unique('alpha-made-profile')
+      return {
+        path: `/platform/${P().platform.slug}/roles`,
+        form: { name, quota: 0, 'permission[Platform][view]': 1 },
+        applied: () => w.exists('profile', { name }),
+      }
+    },
+    expect: allowed(201, 403),
+  },
+  {
+    method: 'GET',
+    route: '/role/:role',
+    withRight: { profile: [PV, 'user_role.view'] },
+    without: { profile: [PV] },
+    setup: async () => ({ path: `/role/${P().role}` }),
+    expect: allowed(200, 404),
+  },
+  {
+    method: 'PUT',
+    route: '/role/:role',
+    withRight: { profile: [PV, 'user_role.view', 'user_role.edit'] },
+    without: { profile: [PV, 'user_role.view'] },
+    setup: async () => {
+      const slug = await w.role(P().platform, [PV])
+      const name = unique('alpha-renamed')
+      return { path: `/role/${slug}`, form: { name }, applied: () => w.exists('role', { slug, name }) }
+    },
+    expect: allowed(200, 403),
+  },
+  {
+    method: 'DELETE',
+    route: '/role/:role',
+    withRight: { profile: [PV, 'user_role.view', 'user_role.delete'] },
+    without: { profile: [PV, 'user_role.view'] },
+    setup: async () => {
+      const slug = await w.role(P().platform, [PV])
+      return { path: `/role/${slug}`, applied: async () => !(await w.exists('role', { slug })) }
+    },
+    expect: allowed(204, 403),
+  },
+
+  // profiles
+  {
+    method: 'GET',
+    route: '/platform/:platform/profiles',
+    withRight: { profile: [PV, 'user_profile.view'] },
+    without: { profile: [PV] },
+    setup: async () => ({ path: `/platform/${P().platform.slug}/profiles` }),
+    expect: allowed(200, 403),
+  },
+  {
+    method: 'POST',
+    route: '/platform/:platform/profiles',
+    withRight: { profile: [PV, 'user_profile.create'] },
+    without: { profile: [PV, 'user_profile.view'] },
+    setup: async () => {
+      const name = unique('alpha-made-profile')
+      return {
+        path: `/platform/${P().platform.slug}/profiles`,
+        form: { name, quota: 0, 'permission[Platform][view]': 1 },
+        applied: () => w.exists('profile', { name }),
+      }
+    },
+    expect: allowed(201, 403),
+  },
+  {
+    method: 'GET',
+    route: '/profile/:profile',
+    withRight: { profile: [PV, 'user_profile.view'] },
+    without: { profile: [PV] },
+    setup: async () => ({ path: `/profile/${P().profile}` }),
+    expect: allowed(200, 404),
+  },
+  {
+    method: 'PUT',
+    route: '/profile/:profile',
+    withRight: { profile: [PV, 'user_profile.view', 'user_profile.edit'] },
+    without: { profile: [PV, 'user_profile.view'] },
+    setup: async () => {
+      const slug = await w.profile(P().platform, [])
+      const name = unique('alpha-renamed')
+      return { path: `/profile/${slug}`, form: { name }, applied: () => w.exists('profile', { slug, name }) }
+    },
+    expect: allowed(200, 403),
+  },
+  {
+    method: 'DELETE',
+    route: '/profile/:profile',
+    withRight: { profile: [PV, 'user_profile.view', 'user_profile.delete'] },
+    without: { profile: [PV, 'user_profile.view'] },
+    setup: async () => {
+      const slug = await w.profile(P().platform, [])
+      return { path: `/profile/${slug}`, applied: async () => !(await w.exists('profile', { slug })) }
+    },
+    expect: allowed(204, 403),
+  },
+
+  // accesses
+  {
+    method: 'GET',
+    route: '/user/:username/accesses',
+    withRight: { profile: [PV, 'user.view'] },
+    without: { profile: [PV] },
+    setup: async () => ({ path: `/user/${P().user}/accesses` }),
+    expect: allowed(200, 404),
+  },
+  {
+    method: 'POST',
+    route: '/user/:username/accesses',
+    withRight: { profile: [PV, 'user.view', 'user.manage_access'] },
+    without: { profile: [PV, 'user.view'] },
+    setup: async () => {
+      const username = await freshUser()
+      return {
+        path: `/user/${username}/accesses`,
+        form: { platform: P().platform.slug, role: P().role },
+        applied: () => w.exists('access', { user: { username } }),
+      }
+    },
+    expect: allowed(201, 403),
+  },
+  {
+    method: 'DELETE',
+    route: '/user/:username/accesses/:access',
+    withRight: { profile: [PV, 'user.view', 'user.manage_access'] },
+    without: { profile: [PV, 'user.view'] },
+    setup: async () => {
+      const username = await freshUser()
+      const publicId = await w.access(P().platform, { user: username }, P().role)
+      return {
+        path: `/user/${username}/accesses/${publicId}`,
+        applied: async () => !(await w.exists('access', { publicId })),
+      }
+    },
+    expect: allowed(200, 403),
+  },
+  {
+    method: 'GET',
+    route: '/group/:group/accesses',
+    withRight: { profile: [PV, 'group.view'] },
+    without: { profile: [PV] },
+    setup: async () => ({ path: `/group/${P().group}/accesses` }),
+    expect: allowed(200, 404),
+  },
+  {
+    method: 'POST',
+    route: '/group/:group/accesses',
+    withRight: { profile: [PV, 'group.view', 'group.manage_access'] },
+    without: { profile: [PV, 'group.view'] },
+    setup: async () => {
+      const slug = await w.group(P().platform)
+      return {
+        path: `/group/${slug}/accesses`,
+        form: { platform: P().platform.slug, role: P().role },
+        applied: () => w.exists('access', { group: { slug } }),
+      }
+    },
+    expect: allowed(201, 403),
+  },
+  {
+    method: 'DELETE',
+    route: '/group/:group/accesses/:access',
+    withRight: { profile: [PV, 'group.view', 'group.manage_access'] },
+    without: { profile: [PV, 'group.view'] },
+    setup: async () => {
+      const slug = await w.group(P().platform)
+      const publicId = await w.access(P().platform, { group: slug }, P().role)
+      return {
+        path: `/group/${slug}/accesses/${publicId}`,
+        applied: async () => !(await w.exists('access', { publicId })),
+      }
+    },
+    expect: allowed(200, 403),
+  },
+  {
+    method: 'GET',
+    route: '/platform/:platform/accesses',
+    // platform.view is a role flag here: through a group's access, with the profile's manage flag.
+    withRight: { profile: ['user.manage_access'], role: [PV], via: 'group' },
+    without: { profile: [PV] },
+    setup: async () => ({ path: `/platform/${P().platform.slug}/accesses` }),
+    expect: allowed(200, 403),
+  },
+
+  // Last: the callers refused here act on P itself, which every other row needs.
+  {
+    method: 'DELETE',
+    route: '/platform/:platform',
+    withRight: { profile: ['instance.view'] },
+    without: { profile: [PV] },
+    setup: async (actor) => {
+      // Installation administrators delete a platform of their own making; the others try P.
+      const fresh = ['admin', 'withRight', 'inactive'].includes(actor)
+      const platform = fresh
+        ? await createPlatform(app.kernel.services, app.kernel.em(), {
+            name: unique('Doomed'),
+            maxUsers: 0,
+            maxSpace: 0,
+          })
+        : P().platform
+      return {
+        path: `/platform/${platform.slug}`,
+        applied: async () => !(await w.exists('platform', { id: platform.id })),
+      }
+    },
+    expect: { admin: 204, platformAdmin: 403, withRight: 204, without: 403, otherTenant: 404, inactive: 401 },
+  },
+]
+
+const rowName = (row: Row): string => `${row.method} ${row.route}${row.variant ? ` (${row.variant})` : ''}`
+
+async function clientOf(row: Row, actor: Actor): Promise<DigestClient> {
+  switch (actor) {
+    case 'admin':
+      return app.client
+    case 'withRight':
+      return w.clientWith(row.withRight)
+    case 'without':
+      return w.clientWith(row.without)
+    default:
+      return actors[actor]
+  }
+}
+
+/** Checks an answer's status and the shape every answer of that status has. */
+function expectAnswer(res: Response, status: number): void {
+  expect(res.status, res.body).toBe(status)
+  expect(res.headers['x-api-version']).toBe('2.14.3')
+  if (status === 204) {
+    expect(res.body).toBe('')
+    return
+  }
+  if (String(res.headers['content-type']).startsWith('application/xml')) {
+    const doc = parseXml(res.body)
+    if (status >= 400) expect(text((doc.error as XmlObject).status)).toBe(String(status))
+  }
+  if (status === 401) expect(String(res.headers['www-authenticate'])).toMatch(/^Digest /)
+}
+
+beforeAll(async () => {
+  app = await startApp()
+  w = await World.create(app)
+  actors.platformAdmin = (await w.userAndClient(w.p.platform, w.p.adminProfile)).client
+  actors.otherTenant = (await w.userAndClient(w.q.platform, w.q.adminProfile)).client
+  const home = await app.kernel.em().findOneOrFail(PlatformEntity, { slug: 'default' })
+  actors.inactive = (await w.userAndClient(home, 'instance-admin', { isActive: false })).client
+})
+afterAll(async () => app?.close())
+
+describe('authorization matrix', () => {
+  it('has a row for every route of the route table, and none for a route that does not exist', () => {
+    const routes = app.kernel.routes.routes.map((r) => `${r.method} ${r.path}`)
+    const rows = new Set(ROWS.map((row) => `${row.method} ${row.route}`))
+    expect(
+      routes.filter((r) => !rows.has(r)),
+      'routes without a matrix row',
+    ).toEqual([])
+    expect(
+      [...rows].filter((r) => !routes.includes(r)),
+      'rows of no route',
+    ).toEqual([])
+    const publics = app.kernel.routes.routes.filter((r) => r.options.public).map((r) => `${r.method} ${r.path}`)
+    expect(ROWS.filter((row) => row.anonymous === 200).map((row) => `${row.method} ${row.route}`)).toEqual(publics)
+  })
+
+  for (const row of ROWS) {
+    describe(rowName(row), () => {
+      for (const actor of ACTORS) {
+        const status = row.expect[actor]
+        const issue = row.knownIssues?.[actor]
+        const test = issue ? it.fails : it
+        test(`${actor} → ${status}${issue ? ` (known issue: ${issue})` : ''}`, async () => {
+          const target = await row.setup(actor)
+          const path = target.path.split('?')[0]!
+          expect(app.kernel.routes.match(row.method, path)?.route.path, 'the path of the row').toBe(row.route)
+          const client = await clientOf(row, actor)
+          const res = await client.request(row.method, target.path, { form: target.form, headers: target.headers })
+          expectAnswer(res, status)
+          if (status < 400) target.check?.(res)
+          if (target.applied) expect(await target.applied(), 'the change is made exactly on success').toBe(status < 400)
+        })
+      }
+
+      const anonymous = row.anonymous ?? 401
+      it(`anonymous → ${anonymous}`, async () => {
+        const target = await row.setup('admin')
+        const res = await rawRequest(app.url + target.path, row.method)
+        expectAnswer(res, anonymous)
+        if (target.applied) expect(await target.applied()).toBe(anonymous < 400)
+      })
+    })
+  }
+})
+
+/** A route with its parameters filled from a tenant's objects (or made-up names). */
+function fill(route: string, values: Record<string, string>): string {
+  return route.replace(/:(\w+)/g, (_, name: string) => {
+    const value = values[name]
+    if (value === undefined) throw new Error(`no value for :${name} of ${route}: add it to the leak probes`)
+    return value
+  })
+}
+
+/** The values of a tenant for every path parameter of the route table. */
+function valuesOf(t: TenantObjects, route: string): Record<string, string> {
+  return {
+    platform: t.platform.slug,
+    username: t.user,
+    group: t.group,
+    role: t.role,
+    profile: t.profile,
+    access: route.startsWith('/group/') ? t.groupAccess : t.userAccess,
+  }
+}
+
+const MISSING: Record<string, string> = {
+  platform: 'no-such-platform',
+  username: 'no-such-user',
+  group: 'no-such-group',
+  role: 'no-such-role',
+  profile: 'no-such-profile',
+  access: 'nosuchaccess',
+}
+
+/** A body with the names of the request replaced by the made-up ones (so two answers compare). */
+function asIfMissing(body: string, values: Record<string, string>, route: string): string {
+  let out = body
+  for (const name of route.match(/:(\w+)/g) ?? []) out = out.replaceAll(values[name.slice(1)]!, MISSING[name.slice(1)]!)
+  return out
+}
+
+/** The names of P found in a body (the names the request itself sent taken out first). */
+function leaked(body: string, names: string[], sent: string[] = []): string[] {
+  let rest = body
+  for (const value of sent) rest = rest.replaceAll(value, '')
+  return names.filter((name) => rest.includes(name))
+}
+
+/** The number of items of a list answer (the children of its root element). */
+function itemCount(body: string): number {
+  const doc = parseXml(body)
+  const root = doc[Object.keys(doc).find((k) => k !== '?xml')!] as XmlObject | string
+  if (typeof root !== 'object') return 0
+  const keys = Object.keys(root).filter((k) => !k.startsWith('@'))
+  expect(keys.length, body).toBeLessThanOrEqual(1)
+  return keys.length === 0 ? 0 : list(root[keys[0]!]).length
+}
+
+const RANGES: (string | undefined)[] = [undefined, 'entities=0-0', 'entities=0-', 'entities=1-1']
+
+describe('no cross-tenant leak', () => {
+  let namesOfP: string[]
+  /** GET routes that answer a list (Accept-Ranges), found by asking them as the installation administrator. */
+  let lists: string[]
+  /** A user of P who holds nothing: P's objects do not exist for them either. */
+  let nobody: DigestClient
+
+  beforeAll(async () => {
+    namesOfP = [...(await w.namesOf(P().platform)), w.q.user]
+    nobody = await w.clientWith({ profile: [] })
+    lists = []
+    for (const route of app.kernel.routes.routes) {
+      if (route.method !== 'GET' || route.options.public) continue
+      const res = await app.client.get(fill(route.path, valuesOf(P(), route.path)), {
+        headers: { range: 'entities=0-0' },
+      })
+      if (res.headers['accept-ranges'] === 'entities') lists.push(route.path)
+    }
+  })
+
+  it('finds the lists of the route table, each non-empty on P', async () => {
+    expect(lists).toEqual(
+      expect.arrayContaining([
+        '/platforms',
+        '/platform/:platform/users',
+        '/platform/:platform/groups',
+        '/group/:group/users',
+        '/platform/:platform/roles',
+        '/platform/:platform/profiles',
+        '/user/:username/accesses',
+        '/group/:group/accesses',
+        '/platform/:platform/accesses',
+      ]),
+    )
+    for (const route of lists) {
+      const res = await app.client.get(fill(route, valuesOf(P(), route)))
+      expect(itemCount(res.body), route).toBeGreaterThan(0)
+    }
+    expect(namesOfP.length).toBeGreaterThan(20)
+  })
+
+  it("every list of P answers the other tenant's administrator 403/404, with or without Range, naming nothing of P", async () => {
+    for (const route of lists) {
+      const values = valuesOf(P(), route)
+      const sent = (route.match(/:(\w+)/g) ?? []).map((name) => values[name.slice(1)]!)
+      for (const range of RANGES) {
+        const headers: Record<string, string> = range ? { range } : {}
+        const res = await actors.otherTenant.get(fill(route, values), { headers })
+        const where = `${route} ${range ?? ''}: ${res.body}`
+        expect([403, 404], where).toContain(res.status)
+        expect(res.headers['content-range'], where).toBeUndefined()
+        expect(res.headers['accept-ranges'], where).toBeUndefined()
+        expect(leaked(res.body, namesOfP, sent), where).toEqual([])
+        if (route.includes(':')) {
+          // Exactly the answer for objects that do not exist.
+          const missing = await actors.otherTenant.get(fill(route, MISSING), { headers })
+          expect(res.status, where).toBe(missing.status)
+          expect(asIfMissing(res.body, values, route), where).toBe(missing.body)
+        }
+      }
+    }
+  })
+
+  it("the other tenant's own lists and root show nothing of P, and their totals count only what they show", async () => {
+    const own = lists.filter((route) => route.includes(':'))
+    expect(own.length).toBeGreaterThan(0)
+    for (const route of own) {
+      const path = fill(route, valuesOf(w.q, route))
+      const full = await actors.otherTenant.get(path)
+      expect(full.status, `${route}: ${full.body}`).toBe(200)
+      expect(leaked(full.body, namesOfP), route).toEqual([])
+      const count = itemCount(full.body)
+      expect(full.headers['content-range'], route).toBe(
+        count === 0 ? 'entities */0' : `entities 0-${count - 1}/${count}`,
+      )
+      for (const range of RANGES.slice(1)) {
+        const res = await actors.otherTenant.get(path, { headers: { range: range! } })
+        const where = `${route} ${range}: ${res.body}`
+        expect(leaked(res.body, namesOfP), where).toEqual([])
+        expect(String(res.headers['content-range'] ?? ''), where).toMatch(new RegExp(`/${count}$`))
+        if (res.status === 416) expect(res.headers['content-range'], where).toBe(`entities */${count}`)
+        else expect(res.status, where).toBe(200)
+      }
+    }
+    const root = await actors.otherTenant.get('/')
+    expect(root.status).toBe(200)
+    expect(leaked(root.body, namesOfP)).toEqual([])
+  })
+
+  it('every route addressing an object of P answers the other tenant, and a user of P holding nothing, exactly as for a missing object', async () => {
+    for (const route of app.kernel.routes.routes) {
+      if (route.options.public || !route.path.includes(':')) continue
+      const values = valuesOf(P(), route.path)
+      for (const [who, client] of [
+        ['otherTenant', actors.otherTenant],
+        ['nobody of P', nobody],
+      ] as const) {
+        const res = await client.request(route.method, fill(route.path, values))
+        const missing = await client.request(route.method, fill(route.path, MISSING))
+        const where = `${who}: ${route.method} ${route.path}: ${res.body}`
+        expect(res.status, where).toBe(404)
+        expect(asIfMissing(res.body, values, route.path), where).toBe(missing.body)
+      }
+    }
+  })
+
+  it("fields naming P's objects in requests on Q answer exactly as for names that exist nowhere", async () => {
+    const q = w.q
+    const p = P()
+    const newUser = unique('beta-new')
+    const cases: {
+      method: 'POST' | 'PUT' | 'DELETE'
+      /** Which of P's names the request carries. */
+      names: 'username' | 'role' | 'profile'
+      path: (name: string) => string
+      form?: (name: string) => Record<string, string>
+    }[] = [
+      // A user of P cannot join Q's group, and is no member of it.
+      {
+        method: 'POST',
+        names: 'username',
+        path: () => `/group/${q.group}/users`,
+        form: (name) => ({ username: name }),
+      },
+      { method: 'DELETE', names: 'username', path: (name) => `/group/${q.group}/user/${name}` },
+      // P's role, granted to Q's user and group.
+      {
+        method: 'POST',
+        names: 'role',
+        path: () => `/user/${q.user}/accesses`,
+        form: (name) => ({ platform: q.platform.slug, role: name }),
+      },
+      {
+        method: 'POST',
+        names: 'role',
+        path: () => `/group/${q.group}/accesses`,
+        form: (name) => ({ platform: q.platform.slug, role: name }),
+      },
+      // P's profile, given to a user of Q.
+      { method: 'PUT', names: 'profile', path: () => `/user/${q.user}`, form: (name) => ({ profile: name }) },
+      {
+        method: 'POST',
+        names: 'profile',
+        path: () => `/platform/${q.platform.slug}/users`,
+        form: (name) => ({ username: newUser, email: `${newUser}@example.org`, password: PASSWORD, profile: name }),
+      },
+    ]
+    const real = { username: p.user, role: p.role, profile: p.profile }
+    for (const c of cases) {
+      const name = real[c.names]
+      const fake = MISSING[c.names]!
+      const res = await actors.otherTenant.request(c.method, c.path(name), { form: c.form?.(name) })
+      const missing = await actors.otherTenant.request(c.method, c.path(fake), { form: c.form?.(fake) })
+      const where = `${c.method} ${c.path(name)} (${c.names} ${name}): ${res.body}`
+      expect(res.status, where).toBeGreaterThanOrEqual(400)
+      expect(res.status, where).toBe(missing.status)
+      expect(res.body.replaceAll(name, fake), where).toBe(missing.body)
+    }
+    // The other direction: Q's access ids on P's subjects, from P's administrator.
+    const res = await actors.platformAdmin.delete(`/user/${p.user}/accesses/${q.userAccess}`)
+    const missing = await actors.platformAdmin.delete(`/user/${p.user}/accesses/${MISSING.access}`)
+    expect(res.status).toBe(404)
+    expect(res.body.replaceAll(q.userAccess, MISSING.access!)).toBe(missing.body)
+  })
+})
