@@ -17,7 +17,8 @@ import {
 export function objectAccessesPermission(kind: string): string {
   return (
     `${kind}.view on the ${kind}, and profile user.manage_access or group.manage_access` +
-    (MANAGED_KINDS.has(kind) ? ` (or ${kind}.manage_access on the ${kind})` : '')
+    (MANAGED_KINDS.has(kind) ? ` (or ${kind}.manage_access on the ${kind})` : '') +
+    ', and profile user.view and group.view (the list names users and groups)'
   )
 }
 
@@ -41,6 +42,12 @@ export function objectAccessesHandler(kind: string, param: string): Handler {
     const flags = await c.authz.flagsOn(c.principal, ref)
     if (flags !== 'all' && !flags.has(`${kind}.view`)) throw notFound(`No ${kind} "${slug}".`)
     if (!mayListObjectAccesses(c, kind, flags)) throw forbidden(listNeeds(kind))
+    // The list names users and groups: the caller must be allowed to see both.
+    for (const see of ['user.view', 'group.view']) {
+      if (!c.authz.hasProfileFlag(c.principal, see)) {
+        throw forbidden(`This needs the "${see}" permission of your profile: the list names users and groups.`)
+      }
+    }
     const platformId = (await c.authz.chain(ref)).at(-1)!.id
     return accessesReply(c, 200, { object: ref, platformId }, c.links.url(kind, slug, 'accesses'))
   }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { HttpError, type HttpContext, type Router, instancePaths, reply } from '../../src/kernel/index.js'
 import { hashPassword, verifyPassword } from '../../src/shared/password.js'
 import { userQueries } from './user.queries.js'
-import { visibleUser } from './identity.lookup.js'
+import { currentProfile, requireHeld, visibleUser } from './identity.lookup.js'
 import { redirectionXml } from './user.xml.js'
 
 /** The installation's RSA key pair (made by `mediactl init` in `<data_dir>/keys/`). */
@@ -109,6 +109,10 @@ export function authenticationRoutes(r: Router): void {
     '/user/:username/authenticate',
     async (c) => {
       const user = await visibleUser(c, 'user.view', { self: true })
+      // Checking someone's password is acting on them: not on anyone more powerful than oneself.
+      if (user.id !== c.principal.id) {
+        requireHeld(c, (await currentProfile(c, user)).permissions, `The profile of "${user.username}"`)
+      }
       const { privateKey } = keysFor(c)
       const cipher = cipherOf(c)
       if (cipher === undefined) {
@@ -130,6 +134,9 @@ export function authenticationRoutes(r: Router): void {
       const url = c.links.url('user', user.username)
       return reply.xml(302, redirectionXml(url), { Location: url })
     },
-    { permission: "the user themselves, or profile user.view on the user's platform" },
+    {
+      permission:
+        "the user themselves, or profile user.view on the user's platform and every profile flag the user holds",
+    },
   )
 }

@@ -3,6 +3,7 @@ import {
   type HttpContext,
   type Reply,
   type Router,
+  forbidden,
   invalid,
   notFound,
   reply,
@@ -27,6 +28,15 @@ function readName(v: FieldReader): string | undefined {
   const name = v.string('name', { required: true, max: 255 }) ?? undefined
   v.done()
   return name
+}
+
+/** The group in the path for a member endpoint: members are users, so naming them also needs user.view. */
+async function memberGroup(c: HttpContext, flag: string): Promise<Group> {
+  const group = await groupFromPath(c, flag)
+  if (!c.authz.hasProfileFlag(c.principal, 'user.view')) {
+    throw forbidden('This needs the "user.view" permission of your profile: the members are users.')
+  }
+  return group
 }
 
 /** The member list every member endpoint answers with (Range applies). */
@@ -82,14 +92,14 @@ export function groupRoutes(r: Router): void {
     { permission: "profile group.delete on the group's platform" },
   )
 
-  r.get('/group/:group/users', async (c) => members(c, await groupFromPath(c, 'group.view'), 200), {
-    permission: "profile group.view on the group's platform",
+  r.get('/group/:group/users', async (c) => members(c, await memberGroup(c, 'group.view'), 200), {
+    permission: "profile group.view and user.view on the group's platform",
   })
 
   r.post(
     '/group/:group/users',
     async (c) => {
-      const group = await groupFromPath(c, 'group.edit')
+      const group = await memberGroup(c, 'group.edit')
       const v = c.fields(await c.form(), 'create')
       const username = v.string('username', { required: true, max: 128 })!
       v.done()
@@ -99,13 +109,13 @@ export function groupRoutes(r: Router): void {
       await addMember(c.em, group, user)
       return members(c, group, 201)
     },
-    { permission: "profile group.edit on the group's platform" },
+    { permission: "profile group.edit and user.view on the group's platform" },
   )
 
   r.delete(
     '/group/:group/user/:username',
     async (c) => {
-      const group = await groupFromPath(c, 'group.edit')
+      const group = await memberGroup(c, 'group.edit')
       const username = c.param('username')
       const user = await c.em.findOne(UserEntity, { username, platform: group.platform.id })
       if (!user || !(await removeMember(c.em, group, user))) {
@@ -113,6 +123,6 @@ export function groupRoutes(r: Router): void {
       }
       return members(c, group, 200)
     },
-    { permission: "profile group.edit on the group's platform" },
+    { permission: "profile group.edit and user.view on the group's platform" },
   )
 }

@@ -1,6 +1,6 @@
-import { type HttpContext, notFound } from '../../src/kernel/index.js'
+import { type HttpContext, forbidden, notFound } from '../../src/kernel/index.js'
 import { type Group, GroupEntity } from './group.entity.js'
-import { type UserView, userQueries } from './user.queries.js'
+import { type ProfileGrant, type UserView, userQueries } from './user.queries.js'
 
 /**
  * The user named by `:username`, from committed data (the kernel reader: user info is a hot
@@ -29,4 +29,20 @@ export async function groupFromPath(c: HttpContext, flag: string): Promise<Group
   if (!group) throw notFound(`No group "${slug}".`)
   await c.authz.requireProfile(c.principal, flag, group.platform.id, { name: slug, kind: 'group', see: 'group.view' })
   return group
+}
+
+/**
+ * 403 unless the caller holds every flag of `permissions` (installation administrators hold
+ * all): nobody hands out, or acts on, more power than they have.
+ */
+export function requireHeld(c: HttpContext, permissions: readonly string[], what: string): void {
+  const missing = permissions.filter((flag) => !c.authz.hasProfileFlag(c.principal, flag))
+  if (missing.length) throw forbidden(`${what} grants permissions you do not hold: ${missing.join(', ')}.`)
+}
+
+/** The profile a user has now (for the rule that nobody acts on a user more powerful than them). */
+export async function currentProfile(c: HttpContext, user: UserView): Promise<ProfileGrant> {
+  const profile = await userQueries.profile(c.services.reader, user.profileSlug)
+  if (!profile) throw notFound(`No user "${user.username}".`)
+  return profile
 }

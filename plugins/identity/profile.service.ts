@@ -104,11 +104,12 @@ export async function requireAnotherInstanceAdmin(
   permissions: readonly string[],
 ): Promise<void> {
   if (!profile.permissions.includes(INSTANCE_ADMIN_FLAG) || permissions.includes(INSTANCE_ADMIN_FLAG)) return
-  if ((await em.count(UserEntity, { profile: profile.id })) === 0) return
+  // Only active administrators count: an inactive one cannot administer anything.
+  if ((await em.count(UserEntity, { profile: profile.id, isActive: true })) === 0) return
   const others = (await em.find(ProfileEntity, { id: { $ne: profile.id } }))
     .filter((p) => p.permissions.includes(INSTANCE_ADMIN_FLAG))
     .map((p) => p.id)
-  if (others.length > 0 && (await em.count(UserEntity, { profile: { $in: others } })) > 0) return
+  if (others.length > 0 && (await em.count(UserEntity, { profile: { $in: others }, isActive: true })) > 0) return
   throw invalid(
     { 'permission[Instance][view]': 'would leave the installation without an administrator' },
     'Its users are the last installation administrators: give another user this permission first.',

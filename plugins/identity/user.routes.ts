@@ -1,28 +1,10 @@
-import {
-  type FieldReader,
-  type HttpContext,
-  type Router,
-  forbidden,
-  invalid,
-  notFound,
-  reply,
-  requireFlag,
-} from '../../src/kernel/index.js'
+import { type FieldReader, type HttpContext, type Router, invalid, reply, requireFlag } from '../../src/kernel/index.js'
 import { platformFromPath } from '../platforms/index.js'
 import { PRIVILEGED_FIELDS, readUserFields } from './user.fields.js'
-import { visibleUser } from './identity.lookup.js'
-import { type ProfileGrant, type UserView, userQueries } from './user.queries.js'
+import { currentProfile, requireHeld, visibleUser } from './identity.lookup.js'
+import { type ProfileGrant, userQueries } from './user.queries.js'
 import { createUser, deleteUser, updateUser, userView } from './user.service.js'
 import { userInfoXml, userListXml } from './user.xml.js'
-
-/**
- * 403 unless the caller holds every flag of `permissions` (installation administrators hold
- * all): nobody hands out, or acts on, more power than they have.
- */
-function requireHeld(c: HttpContext, permissions: readonly string[], what: string): void {
-  const missing = permissions.filter((flag) => !c.authz.hasProfileFlag(c.principal, flag))
-  if (missing.length) throw forbidden(`${what} grants permissions you do not hold: ${missing.join(', ')}.`)
-}
 
 /** The `profile` field resolved on the user's platform (412 when unknown or of another platform). */
 async function profileField(
@@ -37,13 +19,6 @@ async function profileField(
   if (profile?.platformId === platformId) return profile
   v.fail('profile', `no profile "${slug}" on this platform`)
   return undefined
-}
-
-/** The profile a user has now (for the rule that nobody acts on a user more powerful than them). */
-async function currentProfile(c: HttpContext, user: UserView): Promise<ProfileGrant> {
-  const profile = await userQueries.profile(c.services.reader, user.profileSlug)
-  if (!profile) throw notFound(`No user "${user.username}".`)
-  return profile
 }
 
 /**

@@ -309,7 +309,9 @@ export async function deleteUser(services: KernelServices, em: EntityManager, id
 
 /** Installation administrators (profile with `instance.view`), optionally outside one platform. */
 export async function instanceAdmins(em: EntityManager, outside?: Platform): Promise<User[]> {
-  const users = await em.find(UserEntity, outside ? { platform: { $ne: outside.id } } : {}, { populate: ['profile'] })
+  // Only active administrators count: an inactive one cannot administer anything.
+  const where = outside ? { isActive: true, platform: { $ne: outside.id } } : { isActive: true }
+  const users = await em.find(UserEntity, where, { populate: ['profile'] })
   return users.filter((u) => isAdminProfile(u.profile))
 }
 

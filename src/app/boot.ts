@@ -12,6 +12,20 @@ export async function bootKernel(request: BootRequest = {}): Promise<Kernel> {
   return Kernel.boot({ config, catalog: CATALOG, logger: request.logger })
 }
 
+/**
+ * Boots the kernel for a one-shot command that reads or writes data: refuses with a clear
+ * message while migrations are pending, instead of failing on a missing table.
+ */
+export async function bootMigratedKernel(request: BootRequest = {}): Promise<Kernel> {
+  const kernel = await bootKernel(request)
+  const pending = await kernel.pendingMigrations()
+  if (pending.length) {
+    await kernel.close()
+    throw new Error(`${pending.length} migration(s) pending: run "mediactl migrate" first`)
+  }
+  return kernel
+}
+
 /** Loads the configuration only (no database). */
 export function readConfig(request: LoadConfigOptions = {}): Config {
   return loadConfig(request).config

@@ -1,6 +1,6 @@
 import { createPlatform } from '../../plugins/platforms/index.js'
 import { createLogger } from '../kernel/log.js'
-import { type BootRequest, bootKernel } from './boot.js'
+import { type BootRequest, bootMigratedKernel } from './boot.js'
 
 export interface PlatformSummary {
   slug: string
@@ -14,7 +14,7 @@ export interface PlatformSummary {
 export async function createPlatformCommand(
   options: BootRequest & { name: string; maxUsers: number; maxSpace: number },
 ): Promise<PlatformSummary> {
-  const kernel = await bootKernel({ logger: createLogger('warn', 2), ...options })
+  const kernel = await bootMigratedKernel({ logger: createLogger('warn', 2), ...options })
   try {
     const platform = await createPlatform(kernel.services, kernel.em(), options)
     return {

@@ -4,7 +4,7 @@ import { ProfileEntity } from '../../plugins/identity/index.js'
 import { PlatformEntity } from '../../plugins/platforms/index.js'
 import { HttpError } from '../kernel/index.js'
 import { createLogger } from '../kernel/log.js'
-import { type BootRequest, bootKernel } from './boot.js'
+import { type BootRequest, bootMigratedKernel } from './boot.js'
 
 export interface CreateUserOptions extends BootRequest {
   platform: string
@@ -27,7 +27,7 @@ export interface UserKey {
  * platform's `max_users`; returns the API key, shown once.
  */
 export async function createUserCommand(options: CreateUserOptions): Promise<UserKey> {
-  const kernel = await bootKernel({ logger: createLogger('warn', 2), ...options })
+  const kernel = await bootMigratedKernel({ logger: createLogger('warn', 2), ...options })
   try {
     const em = kernel.em()
     const platform = await em.findOne(PlatformEntity, { slug: options.platform })
@@ -60,7 +60,7 @@ export async function createUserCommand(options: CreateUserOptions): Promise<Use
 export async function rotateKeyCommand(
   options: BootRequest & { username: string },
 ): Promise<{ username: string; api_key: string }> {
-  const kernel = await bootKernel({ logger: createLogger('warn', 2), ...options })
+  const kernel = await bootMigratedKernel({ logger: createLogger('warn', 2), ...options })
   try {
     const em = kernel.em()
     const user = await em.findOne(UserEntity, { username: options.username })

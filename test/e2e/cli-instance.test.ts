@@ -133,7 +133,10 @@ describe('mediactl init on an initialized instance', () => {
     }
     const plain = await cli(['init', '--admin-username', 'mallory', '--admin-email', 'm@example.org'], opts())
     expect(plain).toMatchObject({ code: 0, stderr: '' })
-    expect(plain.stdout).toBe(`Already initialized (${join(dir, 'data')}): nothing changed.\n`)
+    expect(plain.stdout).toBe(
+      `Already initialized (${join(dir, 'data')}): nothing changed.\n` +
+        `Public key for password checks (GET /authentication/public_key): ${join(dir, 'data', 'keys', 'public.pem')}\n`,
+    )
 
     const again = await cliJson<InitJson>(['init'], opts())
     expect(again).toEqual({

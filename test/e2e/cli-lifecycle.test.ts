@@ -182,6 +182,15 @@ describe('mediactl migrate, seed and serve with pending migrations', () => {
     })
   })
 
+  it('platform create, user create and user key refuse while migrations are pending', async () => {
+    const expected = { code: 1, stdout: '', stderr: 'mediactl: 1 migration(s) pending: run "mediactl migrate" first\n' }
+    expect(await cli(['platform', 'create', '--name', 'Too Early'], opts())).toMatchObject(expected)
+    expect(
+      await cli(['user', 'create', '--platform', 'default', '--username', 'early', '--email', 'e@example.org'], opts()),
+    ).toMatchObject(expected)
+    expect(await cli(['user', 'key', 'admin'], opts())).toMatchObject(expected)
+  })
+
   it('seed refuses while migrations are pending', async () => {
     const result = await cli(['seed'], opts())
     expect(result).toMatchObject({

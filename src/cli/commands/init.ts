@@ -52,6 +52,7 @@ Without the --admin-* flags, init asks for them when run in a terminal.`
       progress: (m) => this.progress(m),
     })
     if (!result.changed) this.log(`Already initialized (${result.dataDir}): nothing changed.`)
+    this.log(`Public key for password checks (GET /authentication/public_key): ${result.publicKeyFile}`)
     if (result.admin) {
       this.log(`\nInstallation administrator: ${result.admin.username}`)
       this.log(`API key (shown once, keep it): ${result.admin.apiKey}`)

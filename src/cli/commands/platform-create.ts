@@ -3,7 +3,7 @@ import { createPlatformCommand } from '../../app/platforms.js'
 import { BaseCommand } from '../base-command.js'
 
 export default class PlatformCreate extends BaseCommand<typeof PlatformCreate> {
-  static override summary = 'Create a platform (tenant) with its default profiles.'
+  static override summary = 'Create a platform (tenant) with its default profiles and roles.'
   static override examples = [
     '<%= config.bin %> platform create --name "Campus TV" --max-users 50 --max-space 107374182400',
   ]

@@ -100,6 +100,20 @@ describe('GET /user/<username>/authenticate', () => {
     expect(res.body).toBe(`${DECLARATION}<redirection><url><![CDATA[${app.url}/user/${username}]]></url></redirection>`)
   }
 
+  it('nobody checks the password of a user more powerful than themselves (403), whatever the password', async () => {
+    const strong = await app.client.post('/platform/default/users', {
+      form: { username: 'strong', password: 'secret', email: 'strong@example.org', profile: 'default-administrator' },
+    })
+    expect(strong.status).toBe(201)
+    for (const password of ['secret', 'wrong']) {
+      const res = await check(watcher, 'strong', encrypt(pem, password))
+      expect(res.status, res.body).toBe(403)
+      expect(res.body).toContain('The profile of "strong" grants permissions you do not hold')
+    }
+    // An equal or weaker profile may be checked: the viewer checks another viewer.
+    expectRedirect(await check(watcher, 'alice', encrypt(pem, 'correct horse')), 'alice')
+  })
+
   it('a right password (RSA-OAEP SHA-1, cipher header) answers 302 to the user', async () => {
     expectRedirect(await check(app.client, 'alice', encrypt(pem, 'correct horse')), 'alice')
   })

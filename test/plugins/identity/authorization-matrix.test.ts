@@ -313,7 +313,7 @@ const ROWS: Row[] = [
   {
     method: 'GET',
     route: '/group/:group/users',
-    withRight: { profile: [PV, 'group.view'] },
+    withRight: { profile: [PV, 'group.view', 'user.view'] },
     without: { profile: [PV] },
     setup: async () => ({ path: `/group/${P().group}/users` }),
     expect: allowed(200, 404),
@@ -321,7 +321,7 @@ const ROWS: Row[] = [
   {
     method: 'POST',
     route: '/group/:group/users',
-    withRight: { profile: [PV, 'group.view', 'group.edit'] },
+    withRight: { profile: [PV, 'group.view', 'group.edit', 'user.view'] },
     without: { profile: [PV, 'group.view'] },
     setup: async () => {
       const slug = await w.group(P().platform)
@@ -337,7 +337,7 @@ const ROWS: Row[] = [
   {
     method: 'DELETE',
     route: '/group/:group/user/:username',
-    withRight: { profile: [PV, 'group.view', 'group.edit'] },
+    withRight: { profile: [PV, 'group.view', 'group.edit', 'user.view'] },
     without: { profile: [PV, 'group.view'] },
     setup: async () => {
       const username = await freshUser()
@@ -559,7 +559,7 @@ const ROWS: Row[] = [
     method: 'GET',
     route: '/platform/:platform/accesses',
     // platform.view is a role flag here: through a group's access, with the profile's manage flag.
-    withRight: { profile: ['user.manage_access'], role: [PV], via: 'group' },
+    withRight: { profile: ['user.manage_access', 'user.view', 'group.view'], role: [PV], via: 'group' },
     without: { profile: [PV] },
     setup: async () => ({ path: `/platform/${P().platform.slug}/accesses` }),
     expect: allowed(200, 403),
@@ -642,8 +642,10 @@ describe('authorization matrix', () => {
       [...rows].filter((r) => !routes.includes(r)),
       'rows of no route',
     ).toEqual([])
+    // Public routes answer everyone, anonymous callers included: their rows say so.
     const publics = app.kernel.routes.routes.filter((r) => r.options.public).map((r) => `${r.method} ${r.path}`)
-    expect(ROWS.filter((row) => row.anonymous === 200).map((row) => `${row.method} ${row.route}`)).toEqual(publics)
+    const open = ROWS.filter((row) => row.anonymous === 200).map((row) => `${row.method} ${row.route}`)
+    expect([...new Set(open)].sort()).toEqual(publics.sort())
   })
 
   for (const row of ROWS) {
@@ -894,5 +896,128 @@ describe('no cross-tenant leak', () => {
     const missing = await actors.platformAdmin.delete(`/user/${p.user}/accesses/${MISSING.access}`)
     expect(res.status).toBe(404)
     expect(res.body.replaceAll(q.userAccess, MISSING.access!)).toBe(missing.body)
+  })
+})
+
+describe('grants never cross platforms, whatever access rows say', () => {
+  /** Whether a user of `platform` holding nothing but `rows` sees P. */
+  async function seesP(platform: 'p' | 'q', rows: (username: string) => Promise<void>): Promise<number> {
+    const tenant = platform === 'p' ? P() : w.q
+    const { username, client } = await w.userAndClient(tenant.platform, tenant.profile)
+    await rows(username)
+    return (await client.get(`/platform/${P().platform.slug}`)).status
+  }
+
+  it('control: an access of P granting platform.view makes P visible', async () => {
+    expect(await seesP('p', (u) => w.access(P().platform, { user: u }, P().role).then(() => undefined))).toBe(200)
+  })
+
+  it("a user of Q with an access row on P (P's role, filed under P or under Q) sees nothing", async () => {
+    expect(await seesP('q', (u) => w.access(P().platform, { user: u }, P().role).then(() => undefined))).toBe(404)
+    expect(
+      await seesP('q', (u) => w.access(w.q.platform, { user: u }, P().role, P().platform).then(() => undefined)),
+    ).toBe(404)
+    expect(
+      await seesP('q', (u) => w.access(w.q.platform, { user: u }, w.q.role, P().platform).then(() => undefined)),
+    ).toBe(404)
+  })
+
+  it("a user of P gains nothing from Q's role, nor from a group of Q they were put in", async () => {
+    expect(await seesP('p', (u) => w.access(P().platform, { user: u }, w.q.role).then(() => undefined))).toBe(404)
+    expect(
+      await seesP('p', async (u) => {
+        const group = await w.group(w.q.platform, [u])
+        await w.access(P().platform, { group }, P().role)
+      }),
+    ).toBe(404)
+  })
+})
+
+describe('oneself: a user of P whose profile holds nothing', () => {
+  let me: string
+  let client: DigestClient
+
+  beforeAll(async () => {
+    ;({ username: me, client } = await w.userAndClient(P().platform, P().profile))
+  })
+
+  const cases: {
+    what: string
+    method: Row['method']
+    path: () => string
+    form?: () => Record<string, string>
+    status: number
+  }[] = [
+    { what: 'reads their record', method: 'GET', path: () => `/user/${me}`, status: 200 },
+    { what: 'lists their accesses', method: 'GET', path: () => `/user/${me}/accesses`, status: 200 },
+    {
+      what: 'checks their own password',
+      method: 'GET',
+      path: () => `/user/${me}/authenticate?cipher=${w.cipher()}`,
+      status: 302,
+    },
+    {
+      what: 'updates their personal fields',
+      method: 'PUT',
+      path: () => `/user/${me}`,
+      form: () => ({ city: 'Lyon' }),
+      status: 200,
+    },
+    {
+      what: 'may not activate or deactivate themselves',
+      method: 'PUT',
+      path: () => `/user/${me}`,
+      form: () => ({ is_active: '0' }),
+      status: 403,
+    },
+    {
+      what: 'may not change their profile',
+      method: 'PUT',
+      path: () => `/user/${me}`,
+      form: () => ({ profile: P().adminProfile }),
+      status: 403,
+    },
+    {
+      what: 'may not grant themselves an access',
+      method: 'POST',
+      path: () => `/user/${me}/accesses`,
+      form: () => ({ platform: P().platform.slug, role: P().role }),
+      status: 403,
+    },
+    { what: 'does not see their platform', method: 'GET', path: () => `/platform/${P().platform.slug}`, status: 404 },
+    { what: 'may not delete themselves', method: 'DELETE', path: () => `/user/${me}`, status: 412 },
+  ]
+  for (const c of cases) {
+    it(`${c.what}: ${c.method} → ${c.status}`, async () => {
+      const res = await client.request(c.method, c.path(), { form: c.form?.() })
+      expectAnswer(res, c.status)
+    })
+  }
+})
+
+/**
+ * docs/authorization.md: users are visible only with platform.view and the profile's
+ * user.view. Lists that name users (group members, the accesses of an object) therefore need
+ * user.view too; a caller for whom `GET /user/<username>` answers 404 gets 403 from them.
+ */
+describe('lists that name users need user.view', () => {
+  it('GET /user/<member> answers 404 to a caller holding platform.view and group.view only', async () => {
+    const client = await w.clientWith({ profile: [PV, 'group.view'] })
+    expect((await client.get(`/user/${P().user}`)).status).toBe(404)
+  })
+
+  it('GET /group/<group>/users answers them 403, without the members', async () => {
+    const client = await w.clientWith({ profile: [PV, 'group.view'] })
+    const res = await client.get(`/group/${P().group}/users`)
+    expect(res.status).toBe(403)
+    expect(res.body).not.toContain(P().user)
+  })
+
+  it('GET /platform/<platform>/accesses answers 403 to group.manage_access without user.view', async () => {
+    const client = await w.clientWith({ profile: [PV, 'group.manage_access'] })
+    expect((await client.get(`/user/${P().user}`)).status).toBe(404)
+    const res = await client.get(`/platform/${P().platform.slug}/accesses`)
+    expect(res.status).toBe(403)
+    expect(res.body).not.toContain(P().user)
   })
 })

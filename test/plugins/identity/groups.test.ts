@@ -277,7 +277,7 @@ describe('group authorization', () => {
   afterAll(async () => app?.close())
 
   it('group.view alone reads groups and members; every change is 403', async () => {
-    const viewer = await userWithFlags(app, 'viewer', ['platform.view', 'group.view'])
+    const viewer = await userWithFlags(app, 'viewer', ['platform.view', 'group.view', 'user.view'])
     expect(slugsOf(xmlOf(await viewer.get('/platform/default/groups'), 200))).toEqual([group])
     expectGroupInfo(app, xmlOf(await viewer.get(`/group/${group}`), 200).group, group, 'Guarded')
     expectMembers(app, xmlOf(await viewer.get(`/group/${group}/users`), 200), group, ['member'])
@@ -312,9 +312,19 @@ describe('group authorization', () => {
     expect(slugsOf(xmlOf(await nobody.get('/platform/default/groups'), 200))).toEqual([group])
   })
 
+  it('members are users: without user.view the member endpoints answer 403 and change nothing', async () => {
+    const reader = await userWithFlags(app, 'groupie', ['platform.view', 'group.view', 'group.edit'])
+    const why = 'This needs the "user.view" permission of your profile: the members are users.'
+    expectError(await reader.get(`/group/${group}/users`), 403, why)
+    expectError(await reader.post(`/group/${group}/users`, { form: { username: 'groupie' } }), 403, why)
+    expectError(await reader.delete(`/group/${group}/user/member`), 403, why)
+    expectMembers(app, xmlOf(await app.client.get(`/group/${group}/users`), 200), group, ['member'])
+  })
+
   it('group.create, group.edit and group.delete each allow their action', async () => {
     const manager = await userWithFlags(app, 'manager', [
       'platform.view',
+      'user.view',
       'group.view',
       'group.create',
       'group.edit',

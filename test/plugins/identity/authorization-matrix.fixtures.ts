@@ -1,0 +1,275 @@
+import { constants, publicEncrypt } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import {
+  AccessEntity,
+  GroupEntity,
+  GroupMemberEntity,
+  ProfileEntity,
+  RoleEntity,
+  UserEntity,
+  createUser,
+} from '../../../plugins/identity/index.js'
+import { type Platform, PlatformEntity, createPlatform } from '../../../plugins/platforms/index.js'
+import type { TestApp } from '../../helpers/app.js'
+import type { DigestClient } from '../../helpers/digest-client.js'
+
+/**
+ * Fixtures of the authorization matrix: two tenants (P, the platform every row acts on, and
+ * Q, the other tenant), the six actors, and fresh targets made directly with the ORM.
+ */
+
+/** The six callers of every matrix row (docs/authorization.md, "The model"). */
+export const ACTORS = ['admin', 'platformAdmin', 'withRight', 'without', 'otherTenant', 'inactive'] as const
+export type Actor = (typeof ACTORS)[number]
+
+/**
+ * What a per-row user of P holds: exactly these profile flags, and optionally a role with
+ * these role flags granted on P, to the user directly or to a group they belong to.
+ */
+export interface Grant {
+  profile: string[]
+  role?: string[]
+  via?: 'user' | 'group'
+}
+
+/** A password every user made here has (so `/user/<username>/authenticate` can be checked). */
+export const PASSWORD = 'Matrix-pass-1'
+
+/** The objects of P (or Q) that read-only rows and the leak probes address. */
+export interface TenantObjects {
+  platform: Platform
+  /** Prefix of every name made on the tenant (`alpha` on P, `beta` on Q). */
+  prefix: string
+  /** Slug of the platform's default Administrator profile. */
+  adminProfile: string
+  /** A user with a flagless profile, a password, an access and a group membership. */
+  user: string
+  /** A group with `user` as member and an access. */
+  group: string
+  /** A role granting exactly platform.view (what every actor holding platform.view may grant). */
+  role: string
+  /** A flagless profile (given to new users: every caller holds all its flags). */
+  profile: string
+  /** The access of `user` (role `role` on the platform). */
+  userAccess: string
+  /** The access of `group`. */
+  groupAccess: string
+}
+
+let counter = 0
+/** A name unique in the test process. */
+export const unique = (prefix: string): string => `${prefix}-${(counter += 1)}`
+
+export class World {
+  p!: TenantObjects
+  q!: TenantObjects
+  private readonly clients = new Map<string, Promise<DigestClient>>()
+
+  constructor(readonly app: TestApp) {}
+
+  /** Creates P and Q with their objects. */
+  static async create(app: TestApp): Promise<World> {
+    const world = new World(app)
+    world.p = await world.tenant('Tenant Alpha', 'alpha')
+    world.q = await world.tenant('Tenant Beta', 'beta')
+    return world
+  }
+
+  em() {
+    return this.app.kernel.em()
+  }
+
+  private async tenant(name: string, prefix: string): Promise<TenantObjects> {
+    const platform = await createPlatform(this.app.kernel.services, this.em(), { name, maxUsers: 0, maxSpace: 0 })
+    const admin = await this.em().findOneOrFail(ProfileEntity, { platform: platform.id, name: 'Administrator' })
+    const partial = { platform, prefix, adminProfile: admin.slug }
+    const profile = await this.profile(platform, [])
+    const role = await this.role(platform, ['platform.view'])
+    const user = await this.user(platform, profile)
+    const group = await this.group(platform, [user])
+    const userAccess = await this.access(platform, { user }, role)
+    const groupAccess = await this.access(platform, { group }, role)
+    return { ...partial, profile, role, user, group, userAccess, groupAccess }
+  }
+
+  /** The name prefix of a platform's objects. */
+  prefixOf(platform: Platform): string {
+    if (this.p?.platform.id === platform.id) return this.p.prefix
+    if (this.q?.platform.id === platform.id) return this.q.prefix
+    return platform.slug === 'tenant-alpha' ? 'alpha' : platform.slug === 'tenant-beta' ? 'beta' : platform.slug
+  }
+
+  /** A profile holding exactly `flags`; returns its slug. */
+  async profile(platform: Platform, flags: string[]): Promise<string> {
+    const em = this.em()
+    const slug = unique(`${this.prefixOf(platform)}-profile`)
+    em.create(ProfileEntity, {
+      slug,
+      name: slug,
+      quota: 0,
+      permissions: flags,
+      platform: platform.id,
+      createdAt: new Date(),
+    })
+    await em.flush()
+    return slug
+  }
+
+  /** A role granting exactly `flags`; returns its slug. */
+  async role(platform: Platform, flags: string[]): Promise<string> {
+    const em = this.em()
+    const slug = unique(`${this.prefixOf(platform)}-role`)
+    em.create(RoleEntity, { slug, name: slug, permissions: flags, platform: platform.id, createdAt: new Date() })
+    await em.flush()
+    return slug
+  }
+
+  /** A group with these members (usernames); returns its slug. */
+  async group(platform: Platform, members: string[] = []): Promise<string> {
+    const em = this.em()
+    const slug = unique(`${this.prefixOf(platform)}-group`)
+    const group = em.create(GroupEntity, { slug, name: slug, platform: platform.id, createdAt: new Date() })
+    for (const username of members) {
+      em.create(GroupMemberEntity, {
+        group,
+        user: await em.findOneOrFail(UserEntity, { username }),
+        createdAt: new Date(),
+      })
+    }
+    await em.flush()
+    return slug
+  }
+
+  /** Makes a user a member of a group. */
+  async member(group: string, username: string): Promise<void> {
+    const em = this.em()
+    em.create(GroupMemberEntity, {
+      group: await em.findOneOrFail(GroupEntity, { slug: group }),
+      user: await em.findOneOrFail(UserEntity, { username }),
+      createdAt: new Date(),
+    })
+    await em.flush()
+  }
+
+  /**
+   * An access of a user or a group granting `role` on a platform (`object`, default the
+   * access's own `platform`); returns its public id. Made with the ORM, so it may also be a
+   * row the API never writes (pointing across platforms).
+   */
+  async access(
+    platform: Platform,
+    subject: { user: string } | { group: string },
+    role: string,
+    object: Platform = platform,
+  ): Promise<string> {
+    const em = this.em()
+    const publicId = `acc${String((counter += 1)).padStart(9, '0')}`
+    em.create(AccessEntity, {
+      publicId,
+      user: 'user' in subject ? await em.findOneOrFail(UserEntity, { username: subject.user }) : null,
+      group: 'group' in subject ? await em.findOneOrFail(GroupEntity, { slug: subject.group }) : null,
+      objectKind: 'platform',
+      objectId: object.id,
+      role: await em.findOneOrFail(RoleEntity, { slug: role }),
+      platform: platform.id,
+      createdAt: new Date(),
+    })
+    await em.flush()
+    return publicId
+  }
+
+  /** A user of `platform` with an existing profile (or an installation administrator); returns the username. */
+  async user(
+    platform: Platform,
+    profile: string | 'instance-admin',
+    options: { isActive?: boolean; username?: string } = {},
+  ): Promise<string> {
+    return (await this.userAndClient(platform, profile, options)).username
+  }
+
+  /** As `user`, with the Digest client of the new user. */
+  async userAndClient(
+    platform: Platform,
+    profile: string | 'instance-admin',
+    options: { isActive?: boolean; username?: string } = {},
+  ): Promise<{ username: string; client: DigestClient }> {
+    const em = this.em()
+    const username = options.username ?? unique(`${this.prefixOf(platform)}-user`)
+    const { apiKey } = await createUser(em, {
+      platform,
+      profile: profile === 'instance-admin' ? undefined : await em.findOneOrFail(ProfileEntity, { slug: profile }),
+      admin: profile === 'instance-admin',
+      username,
+      email: `${username}@example.org`,
+      password: PASSWORD,
+      isActive: options.isActive,
+      realm: this.app.kernel.config.auth.realm,
+    })
+    return { username, client: this.app.clientFor(username, apiKey) }
+  }
+
+  /** A client of a user of P holding `grant` (one user per distinct grant, made on first use). */
+  clientWith(grant: Grant): Promise<DigestClient> {
+    const key = JSON.stringify([[...grant.profile].sort(), [...(grant.role ?? [])].sort(), grant.via ?? null])
+    let client = this.clients.get(key)
+    if (!client) {
+      client = this.makeClient(grant)
+      this.clients.set(key, client)
+    }
+    return client
+  }
+
+  private async makeClient(grant: Grant): Promise<DigestClient> {
+    const { platform } = this.p
+    const { username, client } = await this.userAndClient(platform, await this.profile(platform, grant.profile))
+    if (grant.role) {
+      const role = await this.role(platform, grant.role)
+      if (grant.via === 'user') {
+        await this.access(platform, { user: username }, role)
+      } else {
+        const group = await this.group(platform, [username])
+        await this.access(platform, { group }, role)
+      }
+    }
+    return client
+  }
+
+  /** Whether a row of `entity` matches `where` (fresh read). */
+  async exists(entity: 'platform' | 'user' | 'group' | 'role' | 'profile' | 'access' | 'member', where: object) {
+    const em = this.em()
+    const entities = {
+      platform: PlatformEntity,
+      user: UserEntity,
+      group: GroupEntity,
+      role: RoleEntity,
+      profile: ProfileEntity,
+      access: AccessEntity,
+      member: GroupMemberEntity,
+    } as const
+    return (await em.count(entities[entity] as typeof UserEntity, where as never)) > 0
+  }
+
+  /** Every name of P that other tenants must never see: slugs, usernames, access ids. */
+  async namesOf(platform: Platform): Promise<string[]> {
+    const em = this.em()
+    const on = { platform: platform.id }
+    return [
+      platform.slug,
+      ...(await em.find(UserEntity, on)).map((u) => u.username),
+      ...(await em.find(GroupEntity, on)).map((g) => g.slug),
+      ...(await em.find(RoleEntity, on)).map((r) => r.slug),
+      ...(await em.find(ProfileEntity, on)).map((p) => p.slug),
+      ...(await em.find(AccessEntity, on)).map((a) => a.publicId),
+    ]
+  }
+
+  /** `password` encrypted with the installation's public key (RSA-OAEP, SHA-256), in hex. */
+  cipher(password = PASSWORD): string {
+    const pem = readFileSync(join(this.app.dataDir, 'keys', 'public.pem'), 'utf8')
+    return publicEncrypt(
+      { key: pem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+      Buffer.from(password, 'utf8'),
+    ).toString('hex')
+  }
+}
