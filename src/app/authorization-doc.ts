@@ -16,7 +16,7 @@ export interface RouteRow {
   permission: string
 }
 
-/** Every route of every shipped plugin, with its permission sentence, from a booted kernel. */
+/** Every route of the default plugins (config/default.yaml), with its permission sentence, from a booted kernel. */
 export async function routeRows(): Promise<RouteRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'mediactl-routes-'))
   try {
@@ -27,7 +27,6 @@ export async function routeRows(): Promise<RouteRow[]> {
         data_dir: dir,
         log_level: 'silent',
         auth: { secret: 'routes' },
-        plugins: CATALOG.map((p) => p.name).filter((name) => name !== 'state-redis'),
       },
     })
     const kernel = await Kernel.boot({ config, catalog: CATALOG, logger: createLogger('silent') })

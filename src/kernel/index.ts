@@ -25,7 +25,7 @@ export { VENDOR_XML, XML_CONTENT_TYPE } from './http/negotiate.js'
 export type { Page } from './http/range.js'
 export { reply, type Reply } from './http/reply.js'
 export type { Handler, RouteOptions, Router } from './http/router.js'
-export { FieldReader, type FieldMode } from './http/validate.js'
+export { CONTROL_CHARACTERS, FieldReader, type FieldMode } from './http/validate.js'
 export { renderXml, xml, type XmlNode } from './http/xml.js'
 export { ensureKeyPair, ensureSecret, instancePaths, readSecret } from './instance.js'
 export { Kernel, type BootOptions, type Listening } from './kernel.js'
@@ -34,6 +34,27 @@ export { definePlugin, resolvePlugins, type PluginContext, type PluginDefinition
 export type { KernelPorts, PortName } from './ports.js'
 export type { CredentialsPort, DigestCredentials, Principal } from './ports/credentials.port.js'
 export { NONCE_COUNT_WINDOW, type NonceCounterPort } from './ports/nonce-counter.port.js'
+export {
+  STORAGE_KEY,
+  StorageKeyError,
+  StorageLimitError,
+  StorageNotFoundError,
+  type ByteRange,
+  type StoragePort,
+  type StoredStat,
+  type WriteOptions,
+} from './ports/storage.port.js'
+export {
+  STORAGE_KEY_MAX,
+  checkByteRange,
+  checkExpiry,
+  checkMaxBytes,
+  checkStorageKey,
+  checkStoragePrefix,
+  emptyStream,
+  isStorageKey,
+} from './ports/storage.checks.js'
+export { ByteCounter } from './ports/storage.limit.js'
 export type { KernelServices } from './services.js'
 export { INSTANCE_ADMIN_FLAG, hasFlag, isInstanceAdmin, requireFlag } from './authz/flags.js'
 export { Authz, PLATFORM_ADMIN_FLAG, type Describe } from './authz/authz.service.js'

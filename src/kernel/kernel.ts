@@ -213,13 +213,13 @@ export class Kernel {
       const timer = setTimeout(() => server.closeAllConnections(), this.config.http.shutdown_timeout * 1000)
       await closed
       clearTimeout(timer)
+      // Sockets' own close events (each writes its access-log line) may still be queued.
+      await new Promise<void>((resolve) => setImmediate(resolve))
     }
     for (const stop of [...this.stoppers].reverse()) await stop()
     this.nonceCounter?.close()
     this.services.reader.close()
     await this.orm.close(true)
-    // The log is written asynchronously: flush it so nothing of this run lands after what the caller prints next.
-    await new Promise<void>((resolve) => this.log.flush(() => resolve()))
   }
 }
 

@@ -5,6 +5,7 @@
 import type { AccessGrantsPort } from './ports/access-grants.port.js'
 import type { CredentialsPort } from './ports/credentials.port.js'
 import type { NonceCounterPort } from './ports/nonce-counter.port.js'
+import type { StoragePort } from './ports/storage.port.js'
 
 export interface KernelPorts {
   /** Looks users up for Digest authentication (identity plugin). */
@@ -13,12 +14,14 @@ export interface KernelPorts {
   nonceCounter: NonceCounterPort
   /** Role flags from accesses, for the authorization service (identity plugin). */
   accessGrants: AccessGrantsPort
+  /** Where file bytes live (storage-fs, storage-s3). */
+  storage: StoragePort
 }
 
 export type PortName = keyof KernelPorts
 
 /** Ports that must have exactly one provider before the kernel serves. */
-export const REQUIRED_PORTS: readonly PortName[] = ['credentials', 'accessGrants']
+export const REQUIRED_PORTS: readonly PortName[] = ['credentials', 'accessGrants', 'storage']
 
 export class PortRegistry {
   private readonly providers = new Map<PortName, { owner: string; impl: unknown }[]>()

@@ -52,7 +52,8 @@ describe('loadConfig defaults', () => {
     })
     expect(config.database).toEqual({ url: '', pool_max: 10, debug: false })
     expect(config.auth).toEqual({ realm: 'mediactl', nonce_ttl: 300, secret: '' })
-    expect(config.plugins).toEqual(['root', 'platforms', 'identity'])
+    expect(config.plugins).toEqual(['root', 'platforms', 'identity', 'storage-fs', 'metadata'])
+    expect(config['storage-fs']).toEqual({ root: '' })
   })
 
   it('resolves data_dir against the working directory', () => {
@@ -188,11 +189,34 @@ describe('loadConfig environment', () => {
     expect(config.http.port).toBe(8080)
   })
 
-  it('maps nested keys of plugin sections', () => {
+  it('maps nested keys of plugin sections, reading `_` in a plugin name as `-`', () => {
     expect(envOverrides({ MEDIACTL_STORAGE_FS__ROOT: '/x', MEDIACTL_A__B__C: '3' })).toEqual({
-      storage_fs: { root: '/x' },
+      'storage-fs': { root: '/x' },
       a: { b: { c: 3 } },
     })
+    expect(envOverrides({ MEDIACTL_STATE_REDIS__PREFIX: 'p:', MEDIACTL_STORAGE_S3__FORCE_PATH_STYLE: 'true' })).toEqual(
+      {
+        'state-redis': { prefix: 'p:' },
+        'storage-s3': { force_path_style: true },
+      },
+    )
+  })
+
+  it('keeps the underscores of kernel sections and of names without a nested key', () => {
+    expect(envOverrides({ MEDIACTL_REDIS_URL__X: '1', MEDIACTL_SOME_NAME: 'v', MEDIACTL_HTTP__MAX_LIST: '4' })).toEqual(
+      {
+        redis_url: { x: 1 },
+        some_name: 'v',
+        http: { max_list: 4 },
+      },
+    )
+  })
+
+  it('merges a plugin variable into the section the config file names with `-`', () => {
+    writeYaml('mediactl.yaml', 'storage-s3:\n  bucket: from-file\n  region: eu-west-3\n')
+    const { config } = load({ MEDIACTL_STORAGE_S3__BUCKET: 'from-env' })
+    expect(config['storage-s3']).toEqual({ bucket: 'from-env', region: 'eu-west-3' })
+    expect(config).not.toHaveProperty('storage_s3')
   })
 
   it('ignores MEDIACTL_CONFIG, MEDIACTL_TEST_* and other variables', () => {
@@ -217,6 +241,26 @@ describe('loadConfig environment', () => {
     expect(config.auth.realm).toBe('2024')
     expect(config.database.url).toBe('postgres://u:123@h/db')
     expect(config.base_url).toBe('http://h:8080')
+  })
+
+  it('keeps as text any value YAML would read as a mapping or null', () => {
+    expect(
+      envOverrides({
+        MEDIACTL_STATE_REDIS__PREFIX: 'app:',
+        MEDIACTL_A__B: 'a: b',
+        MEDIACTL_A__C: 'null',
+        MEDIACTL_A__D: '~',
+      }),
+    ).toEqual({ 'state-redis': { prefix: 'app:' }, a: { b: 'a: b', c: 'null', d: '~' } })
+    expect(envOverrides({ MEDIACTL_A__B: '[1, x]', MEDIACTL_A__D: '0123', MEDIACTL_A__E: 'a # b' })).toEqual({
+      a: { b: [1, 'x'], d: 123, e: 'a # b' },
+    })
+  })
+
+  it('reads a quoted value as the text inside the quotes, so digits can reach a plugin string key', () => {
+    expect(
+      envOverrides({ MEDIACTL_STORAGE_S3__SECRET_ACCESS_KEY: '"0123"', MEDIACTL_A__B: "'true'", MEDIACTL_A__C: '"x' }),
+    ).toEqual({ 'storage-s3': { secret_access_key: '0123' }, a: { b: 'true', c: '"x' } })
   })
 
   it('keeps a secret that YAML would read as something else', () => {
@@ -308,19 +352,19 @@ describe('pluginConfig', () => {
   const schema = z.object({ root: z.string().default('/srv'), level: z.number().int().min(1) }).strict()
 
   it('validates the slice named after the plugin', () => {
-    const { config } = load({ MEDIACTL_STORAGE_FS__LEVEL: '3' })
-    expect(pluginConfig(config, 'storage_fs', schema)).toEqual({ root: '/srv', level: 3 })
+    const { config } = load({ MEDIACTL_MEDIA_STORE__LEVEL: '3' })
+    expect(pluginConfig(config, 'media-store', schema)).toEqual({ root: '/srv', level: 3 })
   })
 
   it('names a bad key under the plugin key', () => {
-    const { config } = load({ MEDIACTL_STORAGE_FS__LEVEL: '0' })
-    const error = configError(() => pluginConfig(config, 'storage_fs', schema))
-    expect(error.message).toMatch(/storage_fs\.level: Number must be greater than or equal to 1/)
+    const { config } = load({ MEDIACTL_MEDIA_STORE__LEVEL: '0' })
+    const error = configError(() => pluginConfig(config, 'media-store', schema))
+    expect(error.message).toMatch(/media-store\.level: Number must be greater than or equal to 1/)
   })
 
   it('validates an absent slice as empty', () => {
     const { config } = load()
-    const error = configError(() => pluginConfig(config, 'storage_fs', schema))
-    expect(error.message).toMatch(/storage_fs\.level: Required/)
+    const error = configError(() => pluginConfig(config, 'media-store', schema))
+    expect(error.message).toMatch(/media-store\.level: Required/)
   })
 })

@@ -163,6 +163,7 @@ describe('PortRegistry', () => {
     expect(failure(() => ports.check()).split('\n')).toEqual([
       'port "credentials" has no provider: enable a plugin that provides it',
       'port "accessGrants" has no provider: enable a plugin that provides it',
+      'port "storage" has no provider: enable a plugin that provides it',
       'port "nonceCounter" has several providers (a, b): keep one',
     ])
   })

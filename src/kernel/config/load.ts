@@ -79,11 +79,17 @@ function readYaml(file: string): Record<string, unknown> {
   return parsed
 }
 
-/** Parses an environment value the way YAML would (numbers, booleans, lists), else keeps the string. */
+/**
+ * Reads an environment value as YAML would when that gives a number, a boolean or a list;
+ * anything else stays the string as written (`prefix:` or `null` is text, not a mapping or
+ * null). A quoted value is the text inside the quotes: how digits reach a plugin's string key.
+ */
 function parseEnvValue(raw: string): unknown {
   if (raw === '') return ''
   try {
-    return parseYaml(raw) as unknown
+    const value = parseYaml(raw) as unknown
+    if (typeof value === 'number' || typeof value === 'boolean' || Array.isArray(value)) return value
+    return typeof value === 'string' && /^(["']).*\1$/s.test(raw) ? value : raw
   } catch {
     return raw
   }
@@ -99,16 +105,31 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown):
   node[keys.at(-1)!] = value
 }
 
+/** Top-level keys of the kernel: a generic variable naming one of these keeps its underscores. */
+const KERNEL_SECTIONS = new Set(Object.keys(kernelConfigSchema.shape))
+
+/**
+ * The config path of a generic MEDIACTL_<SECTION>__<KEY> variable. Plugin names use `-`,
+ * which most shells cannot put in a variable name, so in a section that is not a kernel key
+ * each `_` stands for `-`: MEDIACTL_STATE_REDIS__PREFIX sets `state-redis.prefix`.
+ */
+function genericPath(name: string): string {
+  const [section = '', ...keys] = name.slice('MEDIACTL_'.length).toLowerCase().split('__')
+  const top = keys.length && !KERNEL_SECTIONS.has(section) ? section.replaceAll('_', '-') : section
+  return [top, ...keys].join('.')
+}
+
 /**
  * Reads MEDIACTL_* variables: the aliases above, and MEDIACTL_<SECTION>__<KEY> for any
- * nested key (double underscore between levels, for example MEDIACTL_HTTP__BODY_LIMIT).
+ * nested key (double underscore between levels, for example MEDIACTL_HTTP__BODY_LIMIT;
+ * `_` in a plugin's section name stands for `-`, see genericPath).
  */
 export function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith('MEDIACTL_') || raw === undefined || ENV_IGNORED.has(name)) continue
     if (name.startsWith('MEDIACTL_TEST_')) continue
-    const path = ENV_ALIASES[name] ?? name.slice('MEDIACTL_'.length).toLowerCase().split('__').join('.')
+    const path = ENV_ALIASES[name] ?? genericPath(name)
     const value = STRING_KEYS.has(path) ? raw : parseEnvValue(raw)
     setPath(out, path, path === 'plugins' && typeof value === 'string' ? value.split(',').map((s) => s.trim()) : value)
   }

@@ -31,9 +31,12 @@ export interface IntegerRule extends Common {
   max?: number
 }
 
-// C0 controls other than tab, newline, carriage return cannot appear in XML 1.0.
+/**
+ * Characters XML 1.0 cannot carry (C0 controls other than tab, newline and carriage return;
+ * U+FFFE, U+FFFF), refused in text fields (412).
+ */
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/
+export const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/
 const EMAIL =
   /^[^\s@<>()[\]\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
 
@@ -89,7 +92,7 @@ export class FieldReader {
     if (value === false) return undefined
     if (value == null) return value
     const length = [...value].length
-    if (CONTROL.test(value)) this.fail(field, 'must not contain control characters')
+    if (CONTROL_CHARACTERS.test(value)) this.fail(field, 'must not contain control characters')
     else if (rule.length !== undefined && length !== rule.length)
       this.fail(field, `must be exactly ${rule.length} characters`)
     else if (rule.max !== undefined && length > rule.max) this.fail(field, `must be at most ${rule.max} characters`)

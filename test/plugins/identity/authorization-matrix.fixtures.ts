@@ -10,6 +10,7 @@ import {
   UserEntity,
   createUser,
 } from '../../../plugins/identity/index.js'
+import { MetadataDefinitionEntity } from '../../../plugins/metadata/index.js'
 import { type Platform, PlatformEntity, createPlatform } from '../../../plugins/platforms/index.js'
 import type { TestApp } from '../../helpers/app.js'
 import type { DigestClient } from '../../helpers/digest-client.js'
@@ -55,6 +56,8 @@ export interface TenantObjects {
   userAccess: string
   /** The access of `group`. */
   groupAccess: string
+  /** A metadata definition of the platform. */
+  metadata: string
 }
 
 let counter = 0
@@ -90,7 +93,8 @@ export class World {
     const group = await this.group(platform, [user])
     const userAccess = await this.access(platform, { user }, role)
     const groupAccess = await this.access(platform, { group }, role)
-    return { ...partial, profile, role, user, group, userAccess, groupAccess }
+    const metadata = await this.metadata(platform)
+    return { ...partial, profile, role, user, group, userAccess, groupAccess, metadata }
   }
 
   /** The name prefix of a platform's objects. */
@@ -137,6 +141,24 @@ export class World {
         createdAt: new Date(),
       })
     }
+    await em.flush()
+    return slug
+  }
+
+  /** A metadata definition (varchar, for video); returns its slug. */
+  async metadata(platform: Platform): Promise<string> {
+    const em = this.em()
+    const slug = unique(`${this.prefixOf(platform)}-metadata`)
+    em.create(MetadataDefinitionEntity, {
+      slug,
+      name: slug,
+      type: 'varchar',
+      fileTypes: ['video'],
+      isProtected: false,
+      defaultValue: null,
+      platform: platform.id,
+      createdAt: new Date(),
+    })
     await em.flush()
     return slug
   }
@@ -236,7 +258,10 @@ export class World {
   }
 
   /** Whether a row of `entity` matches `where` (fresh read). */
-  async exists(entity: 'platform' | 'user' | 'group' | 'role' | 'profile' | 'access' | 'member', where: object) {
+  async exists(
+    entity: 'platform' | 'user' | 'group' | 'role' | 'profile' | 'access' | 'member' | 'metadata',
+    where: object,
+  ) {
     const em = this.em()
     const entities = {
       platform: PlatformEntity,
@@ -246,6 +271,7 @@ export class World {
       profile: ProfileEntity,
       access: AccessEntity,
       member: GroupMemberEntity,
+      metadata: MetadataDefinitionEntity,
     } as const
     return (await em.count(entities[entity] as typeof UserEntity, where as never)) > 0
   }
@@ -261,6 +287,7 @@ export class World {
       ...(await em.find(RoleEntity, on)).map((r) => r.slug),
       ...(await em.find(ProfileEntity, on)).map((p) => p.slug),
       ...(await em.find(AccessEntity, on)).map((a) => a.publicId),
+      ...(await em.find(MetadataDefinitionEntity, on)).map((m) => m.slug),
     ]
   }
 

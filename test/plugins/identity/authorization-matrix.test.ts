@@ -565,6 +565,63 @@ const ROWS: Row[] = [
     expect: allowed(200, 403),
   },
 
+  // metadata definitions: read with platform.view, managed with the profile's metadata.manage
+  {
+    method: 'GET',
+    route: '/platform/:platform/metadata',
+    withRight: { profile: [], role: [PV], via: 'group' },
+    without: { profile: ['metadata.manage'] },
+    setup: async () => ({ path: `/platform/${P().platform.slug}/metadata` }),
+    expect: allowed(200, 404),
+  },
+  {
+    method: 'POST',
+    route: '/platform/:platform/metadata',
+    withRight: { profile: [PV, 'metadata.manage'] },
+    without: { profile: [PV] },
+    setup: async () => {
+      const name = unique('alpha-made-metadata')
+      return {
+        path: `/platform/${P().platform.slug}/metadata`,
+        form: { name, type: 'integer', file_type: 'video,audio', default_value: '3' },
+        applied: () => w.exists('metadata', { name }),
+      }
+    },
+    expect: allowed(201, 403),
+  },
+  {
+    method: 'GET',
+    route: '/metadata/:metadata',
+    withRight: { profile: [PV] },
+    without: { profile: ['metadata.manage'] },
+    setup: async () => ({ path: `/metadata/${P().metadata}` }),
+    expect: allowed(200, 404),
+  },
+  {
+    method: 'PUT',
+    route: '/metadata/:metadata',
+    withRight: { profile: [PV, 'metadata.manage'] },
+    without: { profile: [PV] },
+    setup: async () => {
+      const slug = await w.metadata(P().platform)
+      const name = unique('alpha-renamed')
+      return { path: `/metadata/${slug}`, form: { name }, applied: () => w.exists('metadata', { slug, name }) }
+    },
+    expect: allowed(200, 403),
+  },
+  {
+    method: 'DELETE',
+    route: '/metadata/:metadata',
+    // platform.view through the user's own access, with the profile's manage flag.
+    withRight: { profile: ['metadata.manage'], role: [PV], via: 'user' },
+    without: { profile: [PV] },
+    setup: async () => {
+      const slug = await w.metadata(P().platform)
+      return { path: `/metadata/${slug}`, applied: async () => !(await w.exists('metadata', { slug })) }
+    },
+    expect: allowed(204, 403),
+  },
+
   // Last: the callers refused here act on P itself, which every other row needs.
   {
     method: 'DELETE',
@@ -695,6 +752,7 @@ function valuesOf(t: TenantObjects, route: string): Record<string, string> {
     role: t.role,
     profile: t.profile,
     access: route.startsWith('/group/') ? t.groupAccess : t.userAccess,
+    metadata: t.metadata,
   }
 }
 
@@ -705,6 +763,7 @@ const MISSING: Record<string, string> = {
   role: 'no-such-role',
   profile: 'no-such-profile',
   access: 'nosuchaccess',
+  metadata: 'no-such-metadata',
 }
 
 /** A body with the names of the request replaced by the made-up ones (so two answers compare). */
@@ -765,6 +824,7 @@ describe('no cross-tenant leak', () => {
         '/user/:username/accesses',
         '/group/:group/accesses',
         '/platform/:platform/accesses',
+        '/platform/:platform/metadata',
       ]),
     )
     for (const route of lists) {

@@ -56,7 +56,7 @@ describe.skipIf(!REDIS_URL)('state-redis nonce counter (MEDIACTL_TEST_REDIS_URL)
       app = await startApp({
         config: {
           redis_url: REDIS_URL,
-          plugins: ['root', 'platforms', 'identity', 'state-redis'],
+          plugins: ['root', 'platforms', 'identity', 'storage-fs', 'state-redis'],
           'state-redis': { prefix },
         },
       })

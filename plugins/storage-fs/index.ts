@@ -1,0 +1,31 @@
+import { resolve } from 'node:path'
+import { z } from 'zod'
+import { definePlugin } from '../../src/kernel/index.js'
+import { FsStorage } from './fs-storage.js'
+
+export { FsStorage } from './fs-storage.js'
+
+const configSchema = z
+  .object({
+    /**
+     * Folder of the stored files; empty: `<data_dir>/storage`. A relative path is relative to
+     * data_dir. Keep it on one filesystem: writes are renamed into place from its `~tmp` folder.
+     */
+    root: z.string().default(''),
+  })
+  .strict()
+
+/**
+ * The default storage backend: file bytes on the local disk, under the data dir. Right for
+ * one machine; several serving processes need a shared store (storage-s3).
+ */
+export default definePlugin({
+  name: 'storage-fs',
+  config: configSchema,
+  async register(ctx) {
+    const storage = new FsStorage(resolve(ctx.kernelConfig.data_dir, ctx.config.root || 'storage'))
+    const { swept } = await storage.open()
+    if (swept) ctx.log.info({ root: storage.root, swept }, 'removed temporary files left by an interrupted write')
+    ctx.provide('storage', storage)
+  },
+})
