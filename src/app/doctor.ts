@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs'
 import { binaryVersion, findMediaBinary } from '../shared/binaries.js'
 import {
@@ -31,6 +32,30 @@ async function withKernel<T>(options: LoadConfigOptions, use: (kernel: Kernel) =
     return await use(kernel)
   } finally {
     await kernel.close()
+  }
+}
+
+/** Writes, reads back and deletes a small probe object through the configured storage backend. */
+async function storageCheck(kernel: Kernel): Promise<Check> {
+  const backend = kernel.plugins.find((p) => p.name.startsWith('storage-'))?.name ?? 'storage'
+  const key = `doctor/probe-${process.pid}-${Date.now()}`
+  try {
+    const storage = kernel.services.ports.get('storage')
+    const probe = Buffer.from('mediactl doctor probe')
+    await storage.write(key, Readable.from([probe]))
+    const chunks: Buffer[] = []
+    for await (const chunk of await storage.read(key)) chunks.push(chunk as Buffer)
+    await storage.delete(key)
+    if (!Buffer.concat(chunks).equals(probe))
+      throw new Error('the probe object read back differs from what was written')
+    return { name: 'backend', ok: true, detail: `${backend} writes, reads and deletes` }
+  } catch (error) {
+    return {
+      name: 'backend',
+      ok: false,
+      detail: `${backend}: ${(error as Error).message}`,
+      fix: `check the "${backend}" section of the config (docs/configuration.md) and that the store is reachable`,
+    }
   }
 }
 
@@ -68,6 +93,7 @@ export async function doctor(options: LoadConfigOptions = {}): Promise<Check[]> 
             }
           : { name: 'migrations', ok: true, detail: 'all applied' },
       )
+      checks.push(await storageCheck(kernel))
     })
   } catch (error) {
     // Booting also validates the keys loadConfig leaves to the kernel (unknown keys, plugin sections).

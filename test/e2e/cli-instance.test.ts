@@ -164,6 +164,7 @@ describe('mediactl doctor on a healthy instance', () => {
       'ok config',
       'ok database',
       'ok migrations',
+      'ok backend',
       'ok instance',
       'ok storage',
       'ok ffmpeg',

@@ -99,8 +99,11 @@ export class Authz {
     const root = chain.at(-1)!
     if (root.kind !== 'platform' || root.id !== user.platformId) return new Set()
     if (user.flags.has(PLATFORM_ADMIN_FLAG)) return 'all'
-    const flags = new Set(await this.ports.get('accessGrants').roleFlags(user, chain))
-    for (const flag of user.flags) if (flag.startsWith('platform.')) flags.add(flag)
+    const granted = await this.ports.get('accessGrants').roleFlags(user, chain)
+    const own = [...user.flags].filter((flag) => flag.startsWith('platform.'))
+    if (own.every((flag) => granted.has(flag))) return granted
+    const flags = new Set(granted)
+    for (const flag of own) flags.add(flag)
     return flags
   }
 
