@@ -2,7 +2,8 @@ import { doctor } from '../../app/doctor.js'
 import { BaseCommand } from '../base-command.js'
 
 export default class Doctor extends BaseCommand<typeof Doctor> {
-  static override summary = 'Check config, database, migrations, instance files, storage and ffmpeg.'
+  static override summary =
+    'Check config, database, migrations, the storage backend, instance files, the data dir and ffmpeg.'
   static override description = 'Exits with code 1 when a check fails; each failure says how to fix it.'
 
   async run() {
