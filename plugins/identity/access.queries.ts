@@ -1,4 +1,4 @@
-import type { ObjectRef, Reader } from '../../src/kernel/index.js'
+import { type ObjectRef, type Reader, jsonColumn } from '../../src/kernel/index.js'
 
 /** The subject of accesses named in a path: a user (by username) or a group (by slug). */
 export interface Subject {
@@ -43,8 +43,7 @@ export type AccessOwner = Subject | { object: ObjectRef; platformId: number }
 
 type Permissions = string | string[]
 // PostgreSQL gives json columns parsed, SQLite as text.
-const flags = (permissions: Permissions): string[] =>
-  Array.isArray(permissions) ? permissions : (JSON.parse(permissions) as string[])
+const flags = (permissions: Permissions): string[] => jsonColumn<string[]>(permissions)
 
 interface SubjectRow {
   id: number
@@ -135,8 +134,7 @@ export const accessQueries = {
 
   async count(reader: Reader, owner: AccessOwner): Promise<number> {
     const { where, params } = ownerFilter(owner)
-    const row = await reader.one<{ n: number | string }>(`select count(*) as n from accesses a where ${where}`, params)
-    return Number(row?.n ?? 0)
+    return reader.count(`select count(*) as n from accesses a where ${where}`, params)
   },
 
   /** One page of a list, oldest first (ids grow with creation). */

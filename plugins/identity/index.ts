@@ -17,6 +17,7 @@ import { roleRoutes } from './role.routes.js'
 import { seedPlatform } from './seeds.service.js'
 import { UserEntity } from './user.entity.js'
 import { userRoutes } from './user.routes.js'
+import { userQueries } from './user.queries.js'
 import { instanceAdmins } from './user.service.js'
 
 export { type Access, AccessEntity } from './access.entity.js'
@@ -53,10 +54,7 @@ export default definePlugin({
     })
     ctx.on('platform.created', ({ em, platform }) => seedPlatform(em, platform))
     ctx.on('platform.describe', async ({ reader, platform, stats }) => {
-      const row = await reader.one<{ n: number | string }>('select count(*) as n from users where platform_id = ?', [
-        platform.id,
-      ])
-      stats.createdUsers = Number(row?.n ?? 0)
+      stats.createdUsers = await userQueries.count(reader, platform.id)
     })
     ctx.on('platform.deleting', async ({ em, platform }) => {
       const admins = await instanceAdmins(em)

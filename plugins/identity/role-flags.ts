@@ -6,8 +6,6 @@ export const ROLE_FLAGS = {
   resource: ['view', 'view_protected', 'create', 'edit', 'delete', 'activate_rating', 'export'],
 } as const satisfies Record<string, readonly string[]>
 
-export type RoleModel = keyof typeof ROLE_FLAGS
-
 /** All role flags as `model.action` strings. */
 export const ALL_ROLE_FLAGS: string[] = Object.entries(ROLE_FLAGS).flatMap(([model, actions]) =>
   actions.map((action) => `${model}.${action}`),
@@ -29,13 +27,3 @@ export const DEFAULT_ROLES: DefaultRole[] = [
   },
   { name: 'Viewer', permissions: only(['view']) },
 ]
-
-/**
- * The flags a role grants after the "granting any flag of a model grants its view" rule
- * (API-DECISIONS: Authorization), in catalogue order.
- */
-export function withImpliedViews(granted: Iterable<string>): string[] {
-  const set = new Set(granted)
-  for (const flag of [...set]) set.add(`${flag.split('.')[0]}.view`)
-  return ALL_ROLE_FLAGS.filter((flag) => set.has(flag))
-}

@@ -1,4 +1,4 @@
-import type { Reader } from '../../src/kernel/index.js'
+import { type Reader, jsonColumn } from '../../src/kernel/index.js'
 
 /** What the list endpoint shows of a user. */
 export interface UserSummary {
@@ -106,7 +106,7 @@ export const userQueries = {
     const row = await reader.one('select id, slug, platform_id, permissions from profiles where slug = ?', [slug])
     if (!row) return undefined
     // A JSON column: text on SQLite, already parsed on PostgreSQL.
-    const permissions = typeof row.permissions === 'string' ? JSON.parse(row.permissions) : row.permissions
+    const permissions = jsonColumn<string[]>(row.permissions)
     return {
       id: Number(row.id),
       slug: String(row.slug),
@@ -117,10 +117,7 @@ export const userQueries = {
 
   /** How many users a platform has. */
   async count(reader: Reader, platformId: number): Promise<number> {
-    const row = await reader.one<{ n: number | string }>('select count(*) as n from users where platform_id = ?', [
-      platformId,
-    ])
-    return Number(row?.n ?? 0)
+    return reader.count('select count(*) as n from users where platform_id = ?', [platformId])
   },
 
   /** One page of a platform's users, oldest first (ids grow with creation). */

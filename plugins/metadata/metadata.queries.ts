@@ -1,4 +1,4 @@
-import type { Reader } from '../../src/kernel/index.js'
+import { type Reader, jsonColumn } from '../../src/kernel/index.js'
 import type { FileType, MetadataDefinitionView, MetadataType } from './metadata.types.js'
 
 interface Row {
@@ -15,7 +15,7 @@ const toView = (row: Row): MetadataDefinitionView => ({
   slug: String(row.slug),
   name: String(row.name),
   type: String(row.type) as MetadataType,
-  fileTypes: (typeof row.file_types === 'string' ? JSON.parse(row.file_types) : row.file_types) as FileType[],
+  fileTypes: jsonColumn<FileType[]>(row.file_types),
   isProtected: Boolean(row.is_protected),
   defaultValue: row.default_value == null ? null : String(row.default_value),
   platformId: Number(row.platform_id),
@@ -29,11 +29,7 @@ export const metadataQueries = {
     return row && toView(row)
   },
   async count(reader: Reader, platformId: number): Promise<number> {
-    const row = await reader.one<{ n: number | string }>(
-      'select count(*) as n from metadata_definitions where platform_id = ?',
-      [platformId],
-    )
-    return Number(row?.n ?? 0)
+    return reader.count('select count(*) as n from metadata_definitions where platform_id = ?', [platformId])
   },
   /** One page of a platform's definitions, oldest first. */
   async page(reader: Reader, platformId: number, offset: number, limit: number): Promise<MetadataDefinitionView[]> {

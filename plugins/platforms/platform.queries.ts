@@ -35,7 +35,7 @@ export const platformQueries = {
     return row && toView(row)
   },
   async count(reader: Reader): Promise<number> {
-    return Number((await reader.one<{ n: number | string }>('select count(*) as n from platforms'))?.n ?? 0)
+    return reader.count('select count(*) as n from platforms')
   },
   async page(reader: Reader, offset: number, limit: number): Promise<PlatformView[]> {
     const rows = await reader.all<PlatformRow>(`select ${COLUMNS} from platforms order by id limit ? offset ?`, [

@@ -12,7 +12,7 @@ export { columns, defineMigration, type MigrationDefinition } from './db/migrati
 export { MIGRATIONS_TABLE, type MigrationStatus } from './db/migrator.js'
 export { freeSlug, retryOnConflict } from './db/unique.js'
 export { transaction } from './db/transaction.js'
-export type { Reader, Row } from './db/reader.js'
+export { jsonColumn, type Reader, type Row } from './db/reader.js'
 export { databaseTarget, redactUrl, type Dialect, type EntityManager, type Orm } from './db/orm.js'
 export type { EventHandler, EventName, KernelEvents } from './events.js'
 export { API_VERSION } from './http/app.js'

@@ -22,8 +22,3 @@ export function packageRoot(): string {
   cached = dir
   return dir
 }
-
-/** mediactl's own version, from package.json. */
-export function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version
-}

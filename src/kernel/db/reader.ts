@@ -16,8 +16,20 @@ export interface Reader {
   one<T extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<T | undefined>
   /** Every row of a query. */
   all<T extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>
+  /** The number in the column `n` of a `select count(*) as n ...` (PostgreSQL answers bigints as text). */
+  count(sql: string, params?: readonly unknown[]): Promise<number>
   /** Releases the reader's own resources. */
   close(): void
+}
+
+/** A JSON column's value as read: SQLite answers the text, PostgreSQL the parsed value. */
+export function jsonColumn<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T
+}
+
+/** The shared `count` of every reader. */
+async function countOf(reader: Pick<Reader, 'one'>, sql: string, params?: readonly unknown[]): Promise<number> {
+  return Number((await reader.one<{ n: number | string }>(sql, params))?.n ?? 0)
 }
 
 /**
@@ -58,6 +70,10 @@ class SqliteReader implements Reader {
     }
   }
 
+  count(sql: string, params?: readonly unknown[]): Promise<number> {
+    return countOf(this, sql, params)
+  }
+
   close(): void {
     this.db.close()
   }
@@ -74,6 +90,10 @@ class PostgresReader implements Reader {
   async all<T extends Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
     const result = (await this.knex.raw(sql, params as never)) as { rows: T[] }
     return result.rows
+  }
+
+  count(sql: string, params?: readonly unknown[]): Promise<number> {
+    return countOf(this, sql, params)
   }
 
   close(): void {}
@@ -101,6 +121,10 @@ class LazySqliteReader implements Reader {
 
   all<T extends Row>(sql: string, params?: readonly unknown[]): Promise<T[]> {
     return this.inner.all<T>(sql, params)
+  }
+
+  count(sql: string, params?: readonly unknown[]): Promise<number> {
+    return countOf(this, sql, params)
   }
 
   close(): void {
