@@ -1,5 +1,6 @@
 import type { PluginDefinition } from './kernel/index.js'
 import identity from '../plugins/identity/index.js'
+import files from '../plugins/files/index.js'
 import metadata from '../plugins/metadata/index.js'
 import platforms from '../plugins/platforms/index.js'
 import root from '../plugins/root/index.js'
@@ -13,6 +14,7 @@ export const CATALOG: PluginDefinition<never>[] = [
   platforms,
   identity,
   metadata,
+  files,
   stateRedis,
   storageFs,
   storageS3,

@@ -64,6 +64,8 @@ export default definePlugin({
           'Deleting this platform would remove every installation administrator: create one on another platform first (mediactl user create --admin).',
         )
       }
+      const users = await em.find(UserEntity, { platform }, { fields: ['id'] })
+      await ctx.emit('platform.users-deleting', { em, userIds: users.map((user) => user.id) })
       // In dependency order: accesses point at roles, users at profiles.
       await em.nativeDelete(AccessEntity, { platform })
       await em.nativeDelete(GroupEntity, { platform })

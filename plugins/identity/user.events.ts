@@ -9,5 +9,10 @@ declare module '../../src/kernel/events.js' {
      * (database cascades).
      */
     'user.deleting': { em: EntityManager; user: User }
+    /**
+     * Every user of a platform is about to be deleted with the platform, inside the deleting
+     * transaction: remove what they own, as for `user.deleting`.
+     */
+    'platform.users-deleting': { em: EntityManager; userIds: number[] }
   }
 }

@@ -12,7 +12,7 @@ import {
 } from '../../src/kernel/index.js'
 import { hashPassword } from '../../src/shared/password.js'
 import { md5Hex, randomToken } from '../../src/shared/secrets.js'
-import { type Platform, PlatformEntity } from '../platforms/index.js'
+import { type Platform, PlatformEntity, lockPlatform } from '../platforms/index.js'
 import { DEFAULT_PROFILES, INSTANCE_ADMIN_PROFILE } from './profile-flags.js'
 import { type Profile, ProfileEntity } from './profile.entity.js'
 import { ensureProfile } from './seeds.service.js'
@@ -98,17 +98,6 @@ async function checkUnique(
   if (fields.email !== undefined && (await clashes(tx, 'email', fields.email, { platformId, except }))) {
     errors.email = 'is already used on this platform'
   }
-}
-
-/**
- * The platform row, locked until the transaction ends (PostgreSQL `select ... for update`;
- * SQLite has one writer at a time already): user creations and e-mail changes on one
- * platform run one after the other, so quota and uniqueness checks cannot race.
- */
-async function lockPlatform(tx: EntityManager, id: number): Promise<Platform> {
-  const platform = await tx.findOne(PlatformEntity, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE })
-  if (!platform) throw notFound('No such platform.')
-  return platform
 }
 
 /** A unique index refused a value a concurrent request took first: say which field, as the checks do. */

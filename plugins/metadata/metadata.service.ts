@@ -1,4 +1,3 @@
-import { LockMode } from '@mikro-orm/core'
 import {
   type EntityManager,
   type KernelServices,
@@ -8,7 +7,7 @@ import {
   retryOnConflict,
   transaction,
 } from '../../src/kernel/index.js'
-import { type Platform, PlatformEntity } from '../platforms/index.js'
+import { type Platform, PlatformEntity, lockPlatform } from '../platforms/index.js'
 import { type MetadataDefinition, MetadataDefinitionEntity } from './metadata.entity.js'
 import { type MetadataChanges, settleDefault } from './metadata.fields.js'
 import type { MetadataDefinitionView } from './metadata.types.js'
@@ -26,17 +25,6 @@ export function definitionView(definition: MetadataDefinition): MetadataDefiniti
     platformId: definition.platform.id,
     platformSlug: definition.platform.slug,
   }
-}
-
-/**
- * The platform row, locked until the transaction ends (PostgreSQL `select ... for update`;
- * SQLite has one writer at a time already): definition writes on one platform run one after
- * the other, so the name check (which ignores case, unlike the unique index) cannot race.
- */
-async function lockPlatform(tx: EntityManager, id: number): Promise<Platform> {
-  const platform = await tx.findOne(PlatformEntity, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE })
-  if (!platform) throw notFound('No such platform.')
-  return platform
 }
 
 // Names compare without case: `Genre` next to `genre` invites mistakes. Compared here rather

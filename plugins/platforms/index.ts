@@ -10,7 +10,7 @@ export { type Platform, PlatformEntity } from './platform.entity.js'
 export type { PlatformStats } from './platform.events.js'
 export { type PlatformView, platformQueries } from './platform.queries.js'
 export { PLATFORM_KIND, platformFromPath } from './platform.lookup.js'
-export { createPlatform, deletePlatform, type PlatformInput } from './platform.service.js'
+export { createPlatform, deletePlatform, lockPlatform, type PlatformInput } from './platform.service.js'
 
 /** Platforms: the tenants. `GET/POST /platforms`, `GET/PUT/DELETE /platform/<slug>`. */
 export default definePlugin({

@@ -1,13 +1,26 @@
+import { LockMode } from '@mikro-orm/core'
 import {
   type EntityManager,
   type KernelServices,
   freeSlug,
+  notFound,
   retryOnConflict,
   transaction,
 } from '../../src/kernel/index.js'
 import { type Platform, PlatformEntity } from './platform.entity.js'
 import type { PlatformStats } from './platform.events.js'
 import type { PlatformView } from './platform.queries.js'
+
+/**
+ * The platform row, locked until the transaction ends (PostgreSQL `select ... for update`;
+ * SQLite has one writer at a time already). Writes that check a platform-wide rule (user
+ * and space quotas, unique names) take it first, so concurrent requests cannot race.
+ */
+export async function lockPlatform(tx: EntityManager, id: number): Promise<Platform> {
+  const platform = await tx.findOne(PlatformEntity, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+  if (!platform) throw notFound('No such platform.')
+  return platform
+}
 
 export interface PlatformInput {
   name: string

@@ -56,6 +56,7 @@ export {
 } from './ports/storage.checks.js'
 export { ByteCounter } from './ports/storage.limit.js'
 export type { KernelServices } from './services.js'
+export { signToken, verifyToken, type TokenCheck, type TokenProblem } from './signed-token.js'
 export { INSTANCE_ADMIN_FLAG, hasFlag, isInstanceAdmin, requireFlag } from './authz/flags.js'
 export { Authz, PLATFORM_ADMIN_FLAG, type Describe } from './authz/authz.service.js'
 export type { ObjectKind, ObjectRef } from './authz/object-kinds.js'

@@ -46,6 +46,7 @@ export class Kernel {
   readonly routes = new RouteTable()
   private readonly seeders: { plugin: string; run: Seeder }[] = []
   private readonly stoppers: (() => Promise<void> | void)[] = []
+  private readonly starters: { plugin: string; start: () => Promise<void> | void }[] = []
   private server: Server | undefined
   private closing = false
   private nonceCounter: MemoryNonceCounter | undefined
@@ -135,6 +136,7 @@ export class Kernel {
       emit: (event, payload) => services.events.emit(event, payload),
       seed: (run) => this.seeders.push({ plugin: name, run }),
       onStop: (stop) => this.stoppers.push(stop),
+      onServe: (start) => this.starters.push({ plugin: name, start }),
       em: () => this.em(),
     }
   }
@@ -195,6 +197,7 @@ export class Kernel {
     const url = `http://${displayHost(host)}:${address.port}`
     // Without a configured public URL, links follow the address actually bound (port 0 included).
     if (!this.config.base_url) this.services.links = new LinkBuilder(url)
+    for (const { start } of this.starters) await start()
     return { server, url }
   }
 

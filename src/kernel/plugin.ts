@@ -44,6 +44,12 @@ export interface PluginContext<C = unknown> {
   seed(seeder: Seeder): void
   /** Runs on shutdown, in reverse plugin order. */
   onStop(stop: () => Promise<void> | void): void
+  /**
+   * Runs once the kernel serves HTTP, in plugin order: background work of serving
+   * processes only (scheduled jobs), not of CLI commands that boot the kernel. Stop it in
+   * `onStop`.
+   */
+  onServe(start: () => Promise<void> | void): void
   /** A fresh EntityManager for work outside a request (jobs, CLI operations). */
   em(): EntityManager
 }

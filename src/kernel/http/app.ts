@@ -30,6 +30,7 @@ function toHttpError(error: unknown): HttpError | undefined {
 }
 
 function send(res: ServerResponse, reply: Reply, extra: Record<string, string>, closing: boolean): void {
+  if (reply.handled) return
   if (closing) res.shouldKeepAlive = false
   const headers: Record<string, string | number> = { ...extra, ...reply.headers }
   if (reply.xml) {

@@ -164,11 +164,14 @@ export function readForm(
     let failed: HttpError | undefined
     let fieldBytes = 0
     const pending: Promise<void>[] = []
+    const fileStreams = new Set<Readable>()
     const fail = (error: HttpError): void => {
       if (failed) return
       failed = error
       req.unpipe(parser)
       req.resume()
+      // A file part cut off (client gone, form refused) must fail its consumer, not leave it waiting.
+      for (const stream of fileStreams) stream.destroy(error)
       reject(error)
     }
     parser.on('field', (name, value, info) => {
@@ -184,6 +187,8 @@ export function readForm(
         stream.resume()
         return
       }
+      fileStreams.add(stream)
+      stream.once('end', () => fileStreams.delete(stream))
       const file: FormFile = {
         field,
         filename: info.filename ?? '',
@@ -219,7 +224,11 @@ export function readForm(
         if (received > limits.bodyLimit) fail(tooLarge(`The request body is larger than ${limits.bodyLimit} bytes.`))
       })
     }
-    req.on('aborted', () => fail(badRequest('The request body was interrupted.')))
+    const interrupted = (): void => fail(badRequest('The request body was interrupted.'))
+    req.on('aborted', interrupted)
+    req.on('close', () => {
+      if (!req.complete) interrupted()
+    })
     req.pipe(parser)
   })
 }

@@ -11,6 +11,8 @@ export interface Reply {
   /** Content type of a raw body. */
   type?: string
   headers?: Record<string, string>
+  /** The handler wrote the answer itself (a protocol library such as tus): nothing more to send. */
+  handled?: boolean
 }
 
 export const reply = {
@@ -21,6 +23,14 @@ export const reply = {
   /** 204 No Content. */
   noContent(): Reply {
     return { status: 204 }
+  },
+  /** The handler already answered through `c.res` (see `Router.all`). */
+  handled(): Reply {
+    return { status: 0, handled: true }
+  },
+  /** A JSON answer (the pieces of a chunked upload, the upload endpoints behind upload links). */
+  json(status: number, value: unknown, headers?: Record<string, string>): Reply {
+    return { status, body: JSON.stringify(value), type: 'application/json; charset=utf-8', headers }
   },
   /** A raw answer with its content type. */
   raw(status: number, body: string | Buffer | Readable, type: string, headers?: Record<string, string>): Reply {

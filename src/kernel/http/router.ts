@@ -30,7 +30,15 @@ export interface Router {
   post(path: string, handler: Handler, options?: RouteOptions): void
   put(path: string, handler: Handler, options?: RouteOptions): void
   delete(path: string, handler: Handler, options?: RouteOptions): void
+  /**
+   * Every method (also HEAD, PATCH, OPTIONS) on `path`, for a protocol handled whole by a
+   * library (tus): the handler writes the answer itself and returns `reply.handled()`.
+   */
+  all(path: string, handler: Handler, options?: RouteOptions): void
 }
+
+/** The methods `Router.all` answers. */
+export const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 
 /** The first path segment of a pattern or path (`/platform/:x` → `platform`); '' for `/`. */
 function firstSegment(path: string): string {
@@ -53,7 +61,9 @@ export class RouteTable {
     const add =
       (method: string) =>
       (path: string, handler: Handler, options: RouteOptions = {}): void => {
-        const clash = this.routes.find((r) => r.method === method && r.path === path)
+        const clash = this.routes.find(
+          (r) => (r.method === method || r.method === 'ALL' || method === 'ALL') && r.path === path,
+        )
         if (clash) throw new Error(`route ${method} ${path} of plugin ${owner} is already declared by ${clash.owner}`)
         const route: Route = { method, path, owner, handler, options }
         this.routes.push(route)
@@ -63,9 +73,9 @@ export class RouteTable {
           table = this.tables.get(segment) ?? polka()
           this.tables.set(segment, table)
         }
-        table.add(method as 'GET', path, route as never)
+        for (const each of method === 'ALL' ? ALL_METHODS : [method]) table.add(each as 'GET', path, route as never)
       }
-    return { get: add('GET'), post: add('POST'), put: add('PUT'), delete: add('DELETE') }
+    return { get: add('GET'), post: add('POST'), put: add('PUT'), delete: add('DELETE'), all: add('ALL') }
   }
 
   /** The route for a method and path, with its raw (still encoded) parameters. */

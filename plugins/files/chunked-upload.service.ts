@@ -1,0 +1,159 @@
+import { PassThrough, type Readable } from 'node:stream'
+import { type EntityManager, type KernelServices, invalid, transaction } from '../../src/kernel/index.js'
+import { lockPlatform } from '../platforms/index.js'
+import { SNIFF_BYTES, sniff } from './content-type.js'
+import { DirectoryEntity } from './directory.entity.js'
+import type { FileView } from './files.types.js'
+import { type PendingUpload, PendingUploadEntity } from './pending-upload.entity.js'
+import { requireSpace, spaceUsage } from './space.service.js'
+import { emptyTrash, trash } from './trash.service.js'
+import { type ReceivedBytes, type Uploader, commitFile, discard, newPrefix } from './upload.service.js'
+
+/** `chunk` and `chunks` of a request: this piece's index (0-based) and how many there are. */
+export interface Piece {
+  chunk: number
+  chunks: number
+}
+
+/** The answer to a piece: the progress so far (JSON), or the finished file (XML). */
+export type PieceOutcome =
+  | { done: false; progress: { chunk: number; chunks: number; bytes: number } }
+  | { done: true; file: FileView }
+
+/**
+ * Reads `chunk` and `chunks` from a form: both or neither; whole numbers with
+ * 0 <= chunk < chunks <= max. 412 naming each wrong field.
+ */
+export function readPiece(fields: Record<string, unknown>, maxChunks: number): Piece | undefined {
+  const chunk = fields.chunk
+  const chunks = fields.chunks
+  if (chunk === undefined && chunks === undefined) return undefined
+  const errors: Record<string, string> = {}
+  const whole = (value: unknown): number | undefined =>
+    typeof value === 'string' && /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : undefined
+  const count = whole(chunks)
+  const index = whole(chunk)
+  if (chunks === undefined) errors.chunks = 'is required with chunk: send the number of pieces'
+  else if (count === undefined || count < 1 || count > maxChunks) {
+    errors.chunks = `must be a whole number from 1 to ${maxChunks}`
+  }
+  if (chunk === undefined) errors.chunk = 'is required with chunks: send the index of this piece, from 0'
+  else if (index === undefined) errors.chunk = 'must be a whole number from 0'
+  else if (count !== undefined && index >= count) errors.chunk = `must be less than chunks (${count}): pieces count from 0`
+  if (Object.keys(errors).length) throw invalid(errors)
+  return { chunk: index!, chunks: count! }
+}
+
+/** The pieces of a pending upload, one after the other, as one stream. */
+function concatenate(services: KernelServices, keys: readonly string[]): Readable {
+  const out = new PassThrough()
+  const storage = services.ports.get('storage')
+  void (async () => {
+    for (const key of keys) {
+      const piece = await storage.read(key)
+      for await (const chunk of piece) {
+        if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve))
+      }
+    }
+    out.end()
+  })().catch((error: unknown) => out.destroy(error as Error))
+  return out
+}
+
+/**
+ * Files one piece of a chunked upload (API-DECISIONS: Files and encoding). There is one
+ * pending upload per user and name. The next piece is appended; a piece already received
+ * is replaced; piece 0 with another `chunks` starts the upload over; a piece beyond the next
+ * is refused (412) and what was received stays. The last piece turns the pieces into one
+ * file (streamed: pieces are read back one by one), committed like any upload.
+ */
+export async function receivePiece(
+  services: KernelServices,
+  em: EntityManager,
+  input: { uploader: Uploader; name: string; directoryId: number | null; piece: Piece; received: ReceivedBytes },
+): Promise<PieceOutcome> {
+  const { uploader, piece, received } = input
+  let pending: PendingUpload
+  try {
+    pending = await transaction(em, async (tx) => {
+      await lockPlatform(tx, uploader.platformId)
+      let row = await tx.findOne(PendingUploadEntity, { user: uploader.id, name: input.name })
+      if (row && piece.chunk === 0 && row.chunks !== piece.chunks) {
+        trash(tx, row.pieces)
+        tx.remove(row)
+        await tx.flush()
+        row = null
+      }
+      if (!row) {
+        if (piece.chunk !== 0) {
+          throw invalid({ chunk: `no upload of "${input.name}" is under way: start with piece 0` })
+        }
+        row = tx.create(PendingUploadEntity, {
+          name: input.name,
+          chunks: piece.chunks,
+          pieces: [],
+          pieceSizes: [],
+          receivedBytes: 0,
+          user: tx.getReference('User', uploader.id) as never,
+          platform: tx.getReference('Platform', uploader.platformId) as never,
+          directory: input.directoryId === null ? null : tx.getReference(DirectoryEntity, input.directoryId),
+          createdAt: new Date(),
+          updatedAt: new Date(),
+        })
+      }
+      if (row.chunks !== piece.chunks) {
+        throw invalid({ chunks: `this upload was started with ${row.chunks} pieces` })
+      }
+      if (piece.chunk > row.pieces.length) {
+        throw invalid({ chunk: `piece ${row.pieces.length} is expected next (pieces go in order)` })
+      }
+      const replaced = row.pieces[piece.chunk]
+      const usage = await spaceUsage(tx, uploader, row.id)
+      const others = row.receivedBytes - (row.pieceSizes[piece.chunk] ?? 0)
+      requireSpace(usage, others + received.size, 'chunk')
+      const pieces = [...row.pieces]
+      const sizes = [...row.pieceSizes]
+      pieces[piece.chunk] = received.key
+      sizes[piece.chunk] = received.size
+      row.pieces = pieces
+      row.pieceSizes = sizes
+      row.receivedBytes = others + received.size
+      row.updatedAt = new Date()
+      if (replaced) trash(tx, [replaced])
+      await tx.flush()
+      return row
+    })
+  } catch (error) {
+    await discard(services, received)
+    throw error
+  }
+  await emptyTrash(services, em)
+  const complete = pending.pieces.length === pending.chunks && piece.chunk === pending.chunks - 1
+  if (!complete) {
+    return { done: false, progress: { chunk: piece.chunk, chunks: pending.chunks, bytes: pending.receivedBytes } }
+  }
+  return { done: true, file: await assemble(services, em, uploader, pending) }
+}
+
+/** Streams the pieces into one stored object and commits it as the file; the pieces go to the trash. */
+async function assemble(
+  services: KernelServices,
+  em: EntityManager,
+  uploader: Uploader,
+  pending: PendingUpload,
+): Promise<FileView> {
+  const prefix = newPrefix()
+  const key = `${prefix}source`
+  const storage = services.ports.get('storage')
+  const { size } = await storage.write(key, concatenate(services, pending.pieces))
+  const head = await storage.read(key, { start: 0, end: SNIFF_BYTES - 1 })
+  const chunks: Buffer[] = []
+  for await (const chunk of head) chunks.push(chunk as Buffer)
+  return commitFile(services, em, {
+    uploader,
+    directoryId: pending.directory?.id ?? null,
+    name: pending.name,
+    received: { key, prefix, size, sniffed: sniff(Buffer.concat(chunks)) },
+    pending: { id: pending.id, pieces: pending.pieces },
+  })
+}

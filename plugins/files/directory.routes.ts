@@ -1,0 +1,78 @@
+import { type HttpContext, type Router, invalid, reply } from '../../src/kernel/index.js'
+import { directoryInfoXml, directoryListingXml, directorySearchXml } from './directory.xml.js'
+import { createDirectory, deleteDirectory, renameDirectory } from './directory.service.js'
+import { fileQueries } from './file.queries.js'
+import type { DirectoryView } from './files.types.js'
+import { ownDirectory, requireFileFlag } from './files.lookup.js'
+import { readName } from './name.fields.js'
+
+const OWNER = 'the owner only (files are private); anyone else gets 404'
+
+async function listing(c: HttpContext, directory: DirectoryView | null) {
+  const reader = c.services.reader
+  const [subdirectories, files] = await Promise.all([
+    fileQueries.directoriesIn(reader, c.principal.id, directory?.id ?? null),
+    fileQueries.filesIn(reader, c.principal.id, directory?.id ?? null),
+  ])
+  return reply.xml(200, directoryListingXml(c.links, directory, subdirectories, files))
+}
+
+/** A user's directories: the root at `/files`, one directory at a time, and the search. */
+export function directoryRoutes(r: Router): void {
+  r.get('/files', (c) => listing(c, null), { permission: 'any authenticated user: their own root directory' })
+
+  r.get('/files/:directory', async (c) => listing(c, await ownDirectory(c)), { permission: OWNER })
+
+  r.post(
+    '/files/:directory',
+    async (c) => {
+      const parent = await ownDirectory(c)
+      requireFileFlag(c, 'folder.create')
+      const name = readName(c.fields(await c.form(), 'create'))!
+      return reply.xml(201, directoryInfoXml(c.links, await createDirectory(c.services, c.em, c.principal.id, parent.id, name)))
+    },
+    { permission: `${OWNER}; profile folder.create` },
+  )
+
+  r.put(
+    '/files/:directory',
+    async (c) => {
+      const directory = await ownDirectory(c)
+      requireFileFlag(c, 'folder.create')
+      const name = readName(c.fields(await c.form(), 'update'))
+      if (name === undefined) return reply.xml(200, directoryInfoXml(c.links, directory))
+      return reply.xml(200, directoryInfoXml(c.links, await renameDirectory(c.services, c.em, directory, name)))
+    },
+    { permission: `${OWNER}; profile folder.create` },
+  )
+
+  r.delete(
+    '/files/:directory',
+    async (c) => {
+      const directory = await ownDirectory(c)
+      requireFileFlag(c, 'folder.create')
+      requireFileFlag(c, 'file.delete')
+      await deleteDirectory(c.services, c.em, directory)
+      return reply.noContent()
+    },
+    { permission: `${OWNER}; profile folder.create and file.delete (the files below go too)` },
+  )
+
+  r.get(
+    '/search/directories',
+    async (c) => {
+      const query = c.query().name
+      const text = typeof query === 'string' ? query.trim() : ''
+      if (!text) throw invalid({ name: 'is required: send part of a directory name' })
+      // Compared in JavaScript: SQL lower() folds only ASCII on SQLite.
+      const wanted = text.toLocaleLowerCase()
+      const all = await fileQueries.directoriesOf(c.services.reader, c.principal.id)
+      const found = all.filter((directory) => directory.name.toLocaleLowerCase().includes(wanted))
+      const href = `${c.links.url('search', 'directories')}?name=${encodeURIComponent(text)}`
+      return reply.xml(200, directorySearchXml(c.links, href, await c.list(found.length, async (page) =>
+        found.slice(page.offset, page.offset + page.limit),
+      )))
+    },
+    { permission: 'any authenticated user: searches their own directories only' },
+  )
+}

@@ -1,0 +1,57 @@
+import { type HttpContext, type Router, reply } from '../../src/kernel/index.js'
+import { metadataQueries } from '../metadata/index.js'
+import { fileQueries } from './file.queries.js'
+import { deleteFile, updateFile } from './file.service.js'
+import { fileInfoXml, fileStatusXml } from './file.xml.js'
+import type { FileView } from './files.types.js'
+import { ownFile, requireFileFlag } from './files.lookup.js'
+import { readName } from './name.fields.js'
+
+const OWNER = 'the owner only (files are private); anyone else gets 404'
+
+/** File info, with the metadata definitions of its platform for the value elements. */
+export async function fileInfo(c: HttpContext, file: FileView, status: 'word' | 'code' = 'word') {
+  const definitions = await metadataQueries.ofPlatform(c.services.reader, file.platformId)
+  return fileInfoXml(c.links, file, definitions, status)
+}
+
+/** One file: info, status, partial update (name, metadata values), delete. */
+export function fileRoutes(r: Router): void {
+  r.get('/file/:file', async (c) => reply.xml(200, await fileInfo(c, await ownFile(c))), { permission: OWNER })
+
+  r.get('/file/:file/status', async (c) => reply.xml(200, fileStatusXml(c.links, await ownFile(c))), {
+    permission: OWNER,
+  })
+
+  r.put(
+    '/file/:file',
+    async (c) => {
+      const file = await ownFile(c)
+      requireFileFlag(c, 'file.edit')
+      const form = await c.form()
+      const name = readName(c.fields(form, 'update'))
+      const metadata = form.metadata
+      const definitions = await metadataQueries.ofPlatform(c.services.reader, file.platformId)
+      await updateFile(
+        c.em,
+        file,
+        { name, metadata: typeof metadata === 'object' && !Array.isArray(metadata) ? metadata : undefined },
+        definitions,
+      )
+      const updated = (await fileQueries.fileById(c.services.reader, file.id))!
+      return reply.xml(200, await fileInfo(c, updated))
+    },
+    { permission: `${OWNER}; profile file.edit` },
+  )
+
+  r.delete(
+    '/file/:file',
+    async (c) => {
+      const file = await ownFile(c)
+      requireFileFlag(c, 'file.delete')
+      await deleteFile(c.services, c.em, file)
+      return reply.noContent()
+    },
+    { permission: `${OWNER}; profile file.delete` },
+  )
+}

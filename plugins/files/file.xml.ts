@@ -1,0 +1,80 @@
+import { type LinkBuilder, type XmlNode, xml } from '../../src/kernel/index.js'
+import type { MetadataDefinitionView } from '../metadata/index.js'
+import { type FileView, encodingCode } from './files.types.js'
+
+/** How the answers show `encoding_status`: the word, or the code (the upload answer, as the spec shows). */
+export type StatusForm = 'word' | 'code'
+
+/** The URL of a directory: `/files` for the root, `/files/<slug>` otherwise. */
+export const directoryUrl = (links: LinkBuilder, slug: string | null): string =>
+  slug === null ? links.url('files') : links.url('files', slug)
+
+const status = (file: FileView, form: StatusForm): XmlNode =>
+  form === 'code' ? xml.num('encoding_status', encodingCode(file.encodingStatus)) : xml.str('encoding_status', file.encodingStatus)
+
+// finished shows 100 whatever was stored last (API-DECISIONS: Files and encoding).
+const progress = (file: FileView): number => (file.encodingStatus === 'finished' ? 100 : file.encodingProgress)
+
+/** An XML element name for a metadatum: its slug, which is one unless it starts with a digit. */
+const elementName = (slug: string): string => (/^[a-z_]/.test(slug) ? slug : `m-${slug}`)
+
+/** `<metadata>`: one child per value, named after the definition's slug (as the real answers show), with its name. */
+function metadataXml(file: FileView, definitions: readonly MetadataDefinitionView[]): XmlNode {
+  const children: XmlNode[] = []
+  for (const definition of definitions) {
+    const value = file.metadata[String(definition.id)]
+    if (value === undefined) continue
+    const name = elementName(definition.slug)
+    const attrs = { name: definition.name }
+    if (typeof value === 'string') children.push(xml.str(name, value, attrs))
+    else if (typeof value === 'boolean') children.push({ name, attrs, text: value ? 1 : 0 })
+    else children.push({ name, attrs, text: value })
+  }
+  return xml.el('metadata', undefined, children)
+}
+
+/**
+ * File info (`GET /file/<slug>`, and the answers of upload and update): every field of the
+ * spec, and `encoding_error` when encoding failed. `thumbnail` and `embed` stay empty until
+ * the media pipeline and publishing fill them.
+ */
+export function fileInfoXml(
+  links: LinkBuilder,
+  file: FileView,
+  definitions: readonly MetadataDefinitionView[],
+  form: StatusForm = 'word',
+): XmlNode {
+  return xml.el('file', { href: links.url('file', file.slug) }, [
+    xml.str('slug', file.slug),
+    xml.link('user', links.url('user', file.username), 'owner'),
+    xml.str('name', file.name),
+    xml.num('size', file.size),
+    xml.str('type', file.type),
+    status(file, form),
+    xml.num('encoding_progress', progress(file)),
+    ...(file.encodingError ? [xml.str('encoding_error', file.encodingError)] : []),
+    xml.link('directory', directoryUrl(links, file.directorySlug), 'parent'),
+    xml.str('thumbnail', ''),
+    xml.str('embed', ''),
+    metadataXml(file, definitions),
+    xml.el('subtitles', undefined, []),
+  ])
+}
+
+/** A file in a directory answer: href, slug, name, size, type, encoding_status, encoding_progress, thumbnail. */
+export function fileSummaryXml(links: LinkBuilder, file: FileView): XmlNode {
+  return xml.el('file', { href: links.url('file', file.slug) }, [
+    xml.str('slug', file.slug),
+    xml.str('name', file.name),
+    xml.num('size', file.size),
+    xml.str('type', file.type),
+    status(file, 'word'),
+    xml.num('encoding_progress', progress(file)),
+    xml.str('thumbnail', ''),
+  ])
+}
+
+/** `GET /file/<slug>/status`: `file` with encoding_status and encoding_progress only. */
+export function fileStatusXml(links: LinkBuilder, file: FileView): XmlNode {
+  return xml.el('file', { href: links.url('file', file.slug) }, [status(file, 'word'), xml.num('encoding_progress', progress(file))])
+}

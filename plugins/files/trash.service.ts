@@ -1,0 +1,34 @@
+import type { EntityManager, KernelServices } from '../../src/kernel/index.js'
+import { StorageTrashEntity } from './storage-trash.entity.js'
+
+/** Records stored bytes to remove (prefixes ending with `/`, or keys), in the caller's transaction. */
+export function trash(tx: EntityManager, targets: readonly string[]): void {
+  for (const target of targets) tx.create(StorageTrashEntity, { target, createdAt: new Date() })
+}
+
+async function remove(services: KernelServices, target: string): Promise<void> {
+  const storage = services.ports.get('storage')
+  if (!target.endsWith('/')) return storage.delete(target)
+  for await (const key of storage.list(target)) await storage.delete(key)
+}
+
+/**
+ * Removes trashed bytes from storage and forgets each target once it is gone. Called after
+ * a deleting transaction commits, and by the purge job for whatever failed then. A failure
+ * is logged and left for the next run: the rows are already gone, nothing points at the bytes.
+ */
+export async function emptyTrash(services: KernelServices, em: EntityManager, limit = 1000): Promise<number> {
+  const fork = em.fork()
+  const items = await fork.find(StorageTrashEntity, {}, { orderBy: { id: 'asc' }, limit })
+  let removed = 0
+  for (const item of items) {
+    try {
+      await remove(services, item.target)
+      await fork.nativeDelete(StorageTrashEntity, { id: item.id })
+      removed++
+    } catch (error) {
+      services.log.warn({ err: error, target: item.target }, 'stored bytes not removed yet; the purge job retries')
+    }
+  }
+  return removed
+}

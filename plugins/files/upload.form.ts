@@ -1,0 +1,86 @@
+import { type Form, type HttpContext, invalid } from '../../src/kernel/index.js'
+import { readPiece, receivePiece } from './chunked-upload.service.js'
+import { safeFileName } from './file-name.js'
+import type { FilesConfig } from './files.config.js'
+import type { FileView } from './files.types.js'
+import { FILE_FIELD, type ReceivedBytes, type Uploader, commitFile, discard, receiveBytes } from './upload.service.js'
+
+/** The multipart fields that carry the file (API-DECISIONS: Files and encoding). */
+export const FILE_FIELDS: ReadonlySet<string> = new Set(['path', 'file', 'file[path]'])
+
+/** An upload request once its body is read: the fields, and the file part if one came. */
+export interface UploadBody {
+  form: Form
+  /** The file part, already streamed into storage (no row yet). */
+  received?: ReceivedBytes
+  /** The file part's client-side name, as sent. */
+  filename?: string
+}
+
+/**
+ * Reads an upload body, streaming the first file part into storage as it arrives (see
+ * `receiveBytes`) and discarding any other. `beforeFile` runs when the file part starts
+ * (permission checks that need no fields). If the body fails after the file was stored,
+ * the bytes are removed.
+ */
+export async function readUploadBody(
+  c: HttpContext,
+  config: FilesConfig,
+  uploader: Uploader,
+  beforeFile: () => void = () => undefined,
+): Promise<UploadBody> {
+  const body: Partial<UploadBody> = {}
+  try {
+    body.form = await c.form(
+      async (part) => {
+        if (!FILE_FIELDS.has(part.field) || body.received || body.filename !== undefined) {
+          part.stream.resume()
+          return
+        }
+        beforeFile()
+        body.filename = part.filename
+        body.received = await receiveBytes(c.services, c.em, config, uploader, part.stream)
+      },
+      { maxFiles: 4 },
+    )
+  } catch (error) {
+    await discard(c.services, body.received)
+    throw error
+  }
+  return body as UploadBody
+}
+
+/** What an upload answers: the progress of a piece, or the new file. */
+export type UploadOutcome =
+  | { done: false; progress: { chunk: number; chunks: number; bytes: number } }
+  | { done: true; file: FileView }
+
+/**
+ * Turns a read upload body into a file, or into one more piece of a chunked upload, in
+ * `directoryId` (null: the root). The name is the `name` field when sent (chunking browser
+ * libraries send pieces named `blob`), else the part's file name; made harmless either way.
+ */
+export async function storeUpload(
+  c: HttpContext,
+  config: FilesConfig,
+  uploader: Uploader,
+  body: UploadBody,
+  directoryId: number | null,
+): Promise<UploadOutcome> {
+  const { form, received } = body
+  try {
+    if (!received) {
+      throw invalid({ [FILE_FIELD]: 'send the file as the multipart file part "path" (or "file", "file[path]")' })
+    }
+    const piece = readPiece(form, config.max_chunks)
+    const sent = typeof form.name === 'string' && form.name.trim() ? form.name : (body.filename ?? '')
+    const name = safeFileName(sent)
+    if (piece && piece.chunks > 1) {
+      return await receivePiece(c.services, c.em, { uploader, name, directoryId, piece, received })
+    }
+    return { done: true, file: await commitFile(c.services, c.em, { uploader, directoryId, name, received }) }
+  } catch (error) {
+    await discard(c.services, received)
+    throw error
+  }
+}

@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto'
+import { type Readable, Transform, type TransformCallback } from 'node:stream'
+import {
+  type EntityManager,
+  type KernelServices,
+  StorageLimitError,
+  freeSlug,
+  invalid,
+  retryOnConflict,
+  tooLarge,
+  transaction,
+} from '../../src/kernel/index.js'
+import type { Principal } from '../../src/kernel/index.js'
+import { lockPlatform } from '../platforms/index.js'
+import { SNIFF_BYTES, type Sniffed, sniff } from './content-type.js'
+import { DirectoryEntity } from './directory.entity.js'
+import { fileQueries } from './file.queries.js'
+import type { FilesConfig } from './files.config.js'
+import './files.events.js'
+import type { FileView } from './files.types.js'
+import { overQuota, requireSpace, spaceLeft, spaceUsage } from './space.service.js'
+import { StoredFileEntity } from './stored-file.entity.js'
+import { emptyTrash, trash } from './trash.service.js'
+import { PendingUploadEntity } from './pending-upload.entity.js'
+
+/** Who uploads: the authenticated user, or the user an upload token was issued to. */
+export type Uploader = Pick<Principal, 'id' | 'username' | 'platformId'>
+
+/** Bytes streamed into storage under a fresh key, before any row points at them. */
+export interface ReceivedBytes {
+  key: string
+  /** Everything of the future file lives under it. */
+  prefix: string
+  size: number
+  sniffed: Sniffed
+}
+
+/** The request field an upload's 412 and 413 answers name. */
+export const FILE_FIELD = 'path'
+
+/** Keeps the first bytes going through, to tell the file type without a second read. */
+class Head extends Transform {
+  private readonly chunks: Buffer[] = []
+  private length = 0
+
+  get bytes(): Buffer {
+    return Buffer.concat(this.chunks)
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.length < SNIFF_BYTES) {
+      const part = chunk.subarray(0, SNIFF_BYTES - this.length)
+      this.chunks.push(Buffer.from(part))
+      this.length += part.length
+    }
+    callback(null, chunk)
+  }
+}
+
+/** A fresh storage prefix for one file (or one piece of a chunked upload): `files/<random>/`. */
+export const newPrefix = (): string => `files/${randomBytes(12).toString('hex')}/`
+
+/**
+ * Streams `source` into storage under a fresh key, stopping as soon as it goes over the
+ * space left to the uploader or `files.max_file_size`: then nothing is kept and the answer
+ * is 412 (quota) or 413 (size). The quota is checked again, exactly, when the file row is
+ * committed (`commitFile`): concurrent uploads may each fit here and not together.
+ */
+export async function receiveBytes(
+  services: KernelServices,
+  em: EntityManager,
+  config: FilesConfig,
+  uploader: Uploader,
+  source: Readable,
+): Promise<ReceivedBytes> {
+  const usage = await spaceUsage(em.fork(), uploader)
+  const left = spaceLeft(usage)
+  const sizeCap = config.max_file_size > 0 ? config.max_file_size : Infinity
+  const cap = Math.min(left, sizeCap)
+  const prefix = newPrefix()
+  const key = `${prefix}source`
+  const head = new Head()
+  source.on('error', (error) => head.destroy(error))
+  try {
+    const { size } = await services.ports
+      .get('storage')
+      .write(key, source.pipe(head), cap === Infinity ? {} : { maxBytes: cap })
+    return { key, prefix, size, sniffed: sniff(head.bytes) }
+  } catch (error) {
+    if (!(error instanceof StorageLimitError)) throw error
+    if (sizeCap <= left) throw tooLarge(`The file is larger than ${sizeCap} bytes, the largest this server accepts.`)
+    throw overQuota(usage, FILE_FIELD)
+  }
+}
+
+/** Removes received bytes that will not become a file (refused, failed, replaced). */
+export async function discard(services: KernelServices, received: ReceivedBytes | undefined): Promise<void> {
+  if (!received) return
+  await services.ports
+    .get('storage')
+    .delete(received.key)
+    .catch((error: unknown) => services.log.warn({ err: error, key: received.key }, 'received bytes not removed'))
+}
+
+/** Where a new file goes and what it is called. */
+export interface NewFile {
+  uploader: Uploader
+  /** A directory of the uploader, or null for the root. */
+  directoryId: number | null
+  /** Already made harmless (`safeFileName`). */
+  name: string
+  received: ReceivedBytes
+  /** The chunked upload this file completes: its row and its pieces go in the same transaction. */
+  pending?: { id: number; pieces: readonly string[] }
+}
+
+/**
+ * Creates the file row for received bytes, `pending`, in one transaction that locks the
+ * platform row and checks both quotas exactly (so concurrent uploads never overshoot),
+ * then announces `file.uploaded`. 412 when the file no longer fits; a 0-byte file is
+ * refused (412): there is nothing to encode or publish. The bytes are discarded on failure.
+ */
+export async function commitFile(services: KernelServices, em: EntityManager, input: NewFile): Promise<FileView> {
+  const { uploader, received } = input
+  let id: number
+  try {
+    if (received.size === 0) throw invalid({ [FILE_FIELD]: 'the file is empty (0 bytes)' })
+    id = await retryOnConflict(() =>
+      transaction(em, async (tx) => {
+        const platform = await lockPlatform(tx, uploader.platformId)
+        requireSpace(await spaceUsage(tx, uploader, input.pending?.id), received.size, FILE_FIELD)
+        const directory = input.directoryId === null ? null : tx.getReference(DirectoryEntity, input.directoryId)
+        if (input.pending) {
+          await tx.nativeDelete(PendingUploadEntity, { id: input.pending.id })
+          trash(tx, input.pending.pieces)
+        }
+        const file = tx.create(StoredFileEntity, {
+          slug: await freeSlug(tx, StoredFileEntity, input.name),
+          name: input.name,
+          size: received.size,
+          storedBytes: received.size,
+          type: received.sniffed.type,
+          mimeType: received.sniffed.mimeType,
+          encodingStatus: 0,
+          encodingProgress: 0,
+          encodingError: null,
+          storageKey: received.key,
+          storagePrefix: received.prefix,
+          metadata: {},
+          user: tx.getReference('User', uploader.id) as never,
+          platform,
+          directory,
+          createdAt: new Date(),
+          updatedAt: new Date(),
+        })
+        await tx.flush()
+        return file.id
+      }),
+    )
+  } catch (error) {
+    await discard(services, received)
+    throw error
+  }
+  if (input.pending) await emptyTrash(services, em)
+  const file = (await fileQueries.fileById(services.reader, id))!
+  await services.events.emit('file.uploaded', { file })
+  return file
+}
