@@ -6,7 +6,10 @@
  *   1. authenticated `GET /platform/<slug>` (platform info) against mediactl;
  *   2. authenticated `GET /platforms` with `Range: entities=0-49` over 10,000 platforms;
  *   3. the same two requests against a bare `node:http` server that answers the exact bytes
- *      and headers mediactl answered (captured first), as the ceiling for this machine.
+ *      and headers mediactl answered (captured first), as the ceiling for this machine;
+ *   4. user reads as an installation administrator and as a reader (authorization cost);
+ *   5. 1 GiB uploads (multipart `POST /files` and tus) against a streamed copy of the same
+ *      file on the same disk, with the server's peak RSS: see bench/uploads.js.
  * For each it prints req/s, p50 and p99 latency, the non-2xx / error counts (must be 0), the
  * ratio to the bare server and the server's CPU time per request (process.cpuUsage of the
  * server child over the measured run), then writes everything to bench/results/latest.json.
@@ -38,18 +41,22 @@
  *                          access log lines at all
  *   BENCH_CPU_PROF [unset] a directory: run the mediactl child under `node --cpu-prof`
  *                          and write its .cpuprofile there
- *   BENCH_ONLY [unset]     `info` or `list`: run that scenario only (for profiling)
+ *   BENCH_ONLY [unset]     `info`, `list`, `authz` or `upload`: run that scenario only (for
+ *                          profiling)
+ *   BENCH_UPLOAD_MB, BENCH_UPLOAD_ROUNDS, BENCH_TUS_CHUNK_MB: see bench/uploads.js
  *
- * Exit code: 0 when every scenario ran with no non-2xx answer and no socket error (whether
- * or not the performance goals are met), 1 otherwise.
+ * Exit code: 0 when every scenario ran with no non-2xx answer and no socket error, and every
+ * upload stored the whole file (whether or not the performance goals are met), 1 otherwise.
  */
 import { fork } from 'node:child_process'
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, request as httpRequest } from 'node:http'
+import { createServer } from 'node:http'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { authorization, challenge, fetchRaw, md5 } from './digest.js'
+import { formatUploadTable, runUploads, sampleRss } from './uploads.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const ROOT = resolve(HERE, '..')
@@ -63,7 +70,7 @@ const settings = {
   platforms: Number(process.env.BENCH_PLATFORMS ?? 10_000),
   log: process.env.BENCH_LOG === 'warn' ? 'warn' : 'file',
   cpuProf: process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined,
-  only: ['info', 'list', 'authz'].includes(process.env.BENCH_ONLY ?? '') ? process.env.BENCH_ONLY : undefined,
+  only: ['info', 'list', 'authz', 'upload'].includes(process.env.BENCH_ONLY ?? '') ? process.env.BENCH_ONLY : undefined,
   users: Number(process.env.BENCH_USERS ?? 1000),
 }
 
@@ -81,19 +88,28 @@ const AUTHZ_GOAL = 1 / 1.25
 /** The same createServer options as src/kernel/http/app.ts (createHttpServer). */
 const SERVER_OPTIONS = { keepAliveTimeout: 5000, requestTimeout: 0, headersTimeout: 60_000 }
 
-const md5 = (value) => createHash('md5').update(value).digest('hex')
-
 const dist = (path) => {
   const file = join(DIST, path)
   if (!existsSync(file)) throw new Error(`${file} is missing: run "npm run build" first (npm run bench does)`)
   return import(pathToFileURL(file).href)
 }
 
-/** A child's IPC commands: `stop`, and `cpu` (answers the process CPU time used so far). */
+/**
+ * A child's IPC commands: `stop`; `cpu` (answers the process CPU time used so far);
+ * `rss-start` and `rss-stop` (samples the resident set size every 50 ms in between and
+ * answers the largest sample, see bench/uploads.js).
+ */
 function answerIpc(stop) {
+  let rss
   process.on('message', (message) => {
     if (message === 'stop') void stop()
     if (message === 'cpu') process.send({ cpu: process.cpuUsage() })
+    if (message === 'rss-start') {
+      rss?.stop()
+      rss = sampleRss()
+      process.send({ rssStarted: true })
+    }
+    if (message === 'rss-stop') process.send({ rss: rss?.stop() ?? null })
   })
   process.on('disconnect', () => void stop())
 }
@@ -235,6 +251,7 @@ async function mediactlServer() {
     insertMs,
     logLevel: level,
     logFile: logFile ?? null,
+    storageRoot: join(dataDir, 'storage'),
   })
 }
 
@@ -274,6 +291,19 @@ function bareServer() {
 // Parent: orchestration, capture, load, report.
 // ---------------------------------------------------------------------------------------
 
+/** Sends a command to a child and resolves with its first answer carrying `key`. */
+function ask(child, command, key) {
+  return new Promise((resolvePromise) => {
+    const onMessage = (message) => {
+      if (typeof message !== 'object' || message === null || !(key in message)) return
+      child.off('message', onMessage)
+      resolvePromise(message)
+    }
+    child.on('message', onMessage)
+    child.send(command)
+  })
+}
+
 /** Forks this file in a role and waits for its first IPC message (its address). */
 function startChild(role, execArgv = []) {
   const child = fork(fileURLToPath(import.meta.url), [`--role=${role}`], {
@@ -289,17 +319,14 @@ function startChild(role, execArgv = []) {
     child,
     ready,
     /** CPU time (user + system, in µs) the child has used so far. */
-    cpu() {
-      return new Promise((resolvePromise) => {
-        const onMessage = (message) => {
-          if (!message?.cpu) return
-          child.off('message', onMessage)
-          resolvePromise(message.cpu.user + message.cpu.system)
-        }
-        child.on('message', onMessage)
-        child.send('cpu')
-      })
+    async cpu() {
+      const { cpu } = await ask(child, 'cpu', 'cpu')
+      return cpu.user + cpu.system
     },
+    /** Starts sampling the child's RSS every 50 ms. */
+    rssStart: () => ask(child, 'rss-start', 'rssStarted'),
+    /** Stops sampling: `{ max, first, samples }` in bytes. */
+    rssStop: async () => (await ask(child, 'rss-stop', 'rss')).rss,
     async stop() {
       if (child.exitCode === null && child.connected) child.send('stop')
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
@@ -307,54 +334,6 @@ function startChild(role, execArgv = []) {
       clearTimeout(timer)
     },
   }
-}
-
-/** One plain HTTP/1.1 request; resolves with status, headers (raw pairs) and body bytes. */
-function fetchRaw(base, path, headers = {}) {
-  const url = new URL(base)
-  return new Promise((resolvePromise, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path, method: 'GET', headers }, (res) => {
-      const chunks = []
-      res.on('data', (chunk) => chunks.push(chunk))
-      res.on('end', () => {
-        const pairs = []
-        for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i], res.rawHeaders[i + 1]])
-        resolvePromise({ status: res.statusCode, headers: res.headers, pairs, body: Buffer.concat(chunks) })
-      })
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
-
-/** Parses a `WWW-Authenticate: Digest ...` challenge. */
-function parseChallenge(header) {
-  const out = {}
-  for (const m of String(header)
-    .replace(/^Digest\s+/i, '')
-    .matchAll(/([a-z]+)=(?:"([^"]*)"|([^,\s]*))/gi)) {
-    out[m[1].toLowerCase()] = m[2] ?? m[3] ?? ''
-  }
-  return out
-}
-
-/** A fresh server nonce (and the opaque and realm to echo) from an unauthenticated request. */
-async function challenge(base) {
-  const res = await fetchRaw(base, '/')
-  if (res.status !== 401) throw new Error(`expected a 401 challenge from GET /, got ${res.status}`)
-  return parseChallenge(res.headers['www-authenticate'])
-}
-
-/** The Authorization header for one request. */
-function authorization(cred, c, nc, method, uri, ha2 = md5(`${method}:${uri}`)) {
-  const ncHex = nc.toString(16).padStart(8, '0')
-  const cnonce = randomBytes(8).toString('hex')
-  const response = md5(`${cred.ha1}:${c.nonce}:${ncHex}:${cnonce}:auth:${ha2}`)
-  return (
-    `Digest username="${cred.username}", realm="${c.realm}", nonce="${c.nonce}", uri="${uri}", ` +
-    `qop=auth, nc=${ncHex}, cnonce="${cnonce}", algorithm=MD5, response="${response}", opaque="${c.opaque}"`
-  )
 }
 
 /**
@@ -455,75 +434,80 @@ async function main() {
       { key: 'list', name: 'GET /platforms Range 0-49', path: '/platforms', headers: { Range: 'entities=0-49' } },
     ]
 
-    // Capture one real answer per scenario: the bare server replays these bytes.
-    const routes = {}
-    for (const s of scenarios) {
-      const c = await challenge(app.url)
-      const res = await fetchRaw(app.url, s.path, {
-        ...s.headers,
-        Authorization: authorization(cred, c, 1, 'GET', s.path),
-      })
-      if (res.status < 200 || res.status > 299) {
-        throw new Error(`${s.name} answered ${res.status}: ${res.body.toString('utf8')}`)
-      }
-      const skip = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding'])
-      s.status = res.status
-      s.bytes = res.body.length
-      s.headersCaptured = res.pairs.filter(([name]) => !skip.has(name.toLowerCase()))
-      routes[s.path] = { status: res.status, headers: s.headersCaptured.flat(), body: res.body.toString('base64') }
-    }
-
-    bare = startChild('bare')
-    bare.child.send({ routes })
-    const bareInfo = await bare.ready
-
-    // The bare server must answer byte-for-byte what mediactl answered (Date aside).
-    for (const s of scenarios) {
-      const res = await fetchRaw(bareInfo.url, s.path, s.headers)
-      const same =
-        res.status === s.status &&
-        res.body.equals(Buffer.from(routes[s.path].body, 'base64')) &&
-        JSON.stringify(res.pairs.filter(([n]) => !['date', 'connection', 'keep-alive'].includes(n.toLowerCase()))) ===
-          JSON.stringify(s.headersCaptured)
-      if (!same) throw new Error(`the bare server does not replay ${s.name} identically`)
-      say(`${s.name}: ${s.status}, ${s.bytes} body bytes (bare server replays the same status, headers and bytes)`)
-    }
-
+    const wanted = (key) => !settings.only || settings.only === key
+    const reads = scenarios.filter((s) => wanted(s.key))
     const rows = []
-    for (const s of scenarios.filter((x) => !settings.only || x.key === settings.only)) {
-      for (const target of [
-        { server: 'bare node:http', url: bareInfo.url, child: bare },
-        { server: 'mediactl', url: app.url, child: mediactl },
-      ]) {
-        const nonces = async () => {
-          const pool = []
-          for (let i = 0; i < settings.connections; i++) pool.push(await challenge(app.url))
-          return pool
-        }
-        say(`running ${s.name} on ${target.server} ...`)
-        if (settings.warmup > 0) {
-          await loadTest(
-            autocannon,
-            target.url,
-            digestRequests(cred, await nonces(), s.path, s.headers),
-            settings.warmup,
-          )
-        }
-        const requests = digestRequests(cred, await nonces(), s.path, s.headers)
-        const cpuBefore = await target.child.cpu()
-        const result = await loadTest(autocannon, target.url, requests, settings.duration)
-        const cpuUs = (await target.child.cpu()) - cpuBefore
-        rows.push({
-          scenario: s.name,
-          server: target.server,
-          path: s.path,
-          ...summarize(result),
-          // Server CPU time per answered request: robust to other load on the machine.
-          cpuUsPerRequest: Math.round(cpuUs / Math.max(1, result.requests.total)),
-          ratio: null,
+    if (reads.length) {
+      // Capture one real answer per scenario: the bare server replays these bytes.
+      const routes = {}
+      for (const s of scenarios) {
+        const c = await challenge(app.url)
+        const res = await fetchRaw(app.url, s.path, {
+          ...s.headers,
+          Authorization: authorization(cred, c, 1, 'GET', s.path),
         })
+        if (res.status < 200 || res.status > 299) {
+          throw new Error(`${s.name} answered ${res.status}: ${res.body.toString('utf8')}`)
+        }
+        const skip = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding'])
+        s.status = res.status
+        s.bytes = res.body.length
+        s.headersCaptured = res.pairs.filter(([name]) => !skip.has(name.toLowerCase()))
+        routes[s.path] = { status: res.status, headers: s.headersCaptured.flat(), body: res.body.toString('base64') }
+      }
+
+      bare = startChild('bare')
+      bare.child.send({ routes })
+      const bareInfo = await bare.ready
+
+      // The bare server must answer byte-for-byte what mediactl answered (Date aside).
+      for (const s of scenarios) {
+        const res = await fetchRaw(bareInfo.url, s.path, s.headers)
+        const same =
+          res.status === s.status &&
+          res.body.equals(Buffer.from(routes[s.path].body, 'base64')) &&
+          JSON.stringify(res.pairs.filter(([n]) => !['date', 'connection', 'keep-alive'].includes(n.toLowerCase()))) ===
+            JSON.stringify(s.headersCaptured)
+        if (!same) throw new Error(`the bare server does not replay ${s.name} identically`)
+        say(`${s.name}: ${s.status}, ${s.bytes} body bytes (bare server replays the same status, headers and bytes)`)
+      }
+
+      for (const s of reads) {
+        for (const target of [
+          { server: 'bare node:http', url: bareInfo.url, child: bare },
+          { server: 'mediactl', url: app.url, child: mediactl },
+        ]) {
+          const nonces = async () => {
+            const pool = []
+            for (let i = 0; i < settings.connections; i++) pool.push(await challenge(app.url))
+            return pool
+          }
+          say(`running ${s.name} on ${target.server} ...`)
+          if (settings.warmup > 0) {
+            await loadTest(
+              autocannon,
+              target.url,
+              digestRequests(cred, await nonces(), s.path, s.headers),
+              settings.warmup,
+            )
+          }
+          const requests = digestRequests(cred, await nonces(), s.path, s.headers)
+          const cpuBefore = await target.child.cpu()
+          const result = await loadTest(autocannon, target.url, requests, settings.duration)
+          const cpuUs = (await target.child.cpu()) - cpuBefore
+          rows.push({
+            scenario: s.name,
+            server: target.server,
+            path: s.path,
+            ...summarize(result),
+            // Server CPU time per answered request: robust to other load on the machine.
+            cpuUsPerRequest: Math.round(cpuUs / Math.max(1, result.requests.total)),
+            ratio: null,
+          })
+        }
       }
     }
+
     // Authorization cost: the same user reads as an installation administrator and as the reader.
     const readerCred = { username: 'reader', ha1: md5(`reader:${app.realm}:${app.readerKey}`) }
     const authzScenarios = [
@@ -535,7 +519,7 @@ async function main() {
       },
     ]
     const authzRows = []
-    if (!settings.only || settings.only === 'authz') {
+    if (wanted('authz')) {
       say(`${app.users} users on ${app.campus}; the reader sees them through a group access`)
       for (const s of authzScenarios) {
         for (const who of [
@@ -579,6 +563,9 @@ async function main() {
       }
     }
 
+    // Uploads (bench/uploads.js): 1 GiB multipart and tus uploads against a streamed copy.
+    const uploads = wanted('upload') ? await runUploads({ app, server: mediactl, cred, say }) : null
+
     for (const row of rows) {
       if (row.server === 'bare node:http') continue
       const base = rows.find((r) => r.scenario === row.scenario && r.server === 'bare node:http')
@@ -590,7 +577,9 @@ async function main() {
       ratio: { target: GOAL.ratio, measured: info.ratio, met: info.ratio >= GOAL.ratio },
       p99: { target: GOAL.p99, measured: info.p99, met: info.p99 < GOAL.p99 },
     }
-    const valid = [...rows, ...authzRows].every((r) => r.non2xx === 0 && r.errors === 0 && r.timeouts === 0)
+    const valid =
+      [...rows, ...authzRows].every((r) => r.non2xx === 0 && r.errors === 0 && r.timeouts === 0) &&
+      (uploads?.valid ?? true)
     const authzGoals = authzRows
       .filter((r) => r.ratio !== null)
       .map((r) => ({
@@ -602,8 +591,10 @@ async function main() {
       }))
 
     say('')
-    say(formatTable(rows))
-    say('')
+    if (rows.length) {
+      say(formatTable(rows))
+      say('')
+    }
     if (authzRows.length) {
       say(formatTable(authzRows, 'vs admin'))
       say('')
@@ -627,13 +618,25 @@ async function main() {
           `${goal.met ? 'met' : 'NOT met'}`,
       )
     }
+    if (uploads && !uploads.skipped) {
+      say(formatUploadTable(uploads.rows))
+      say('')
+      for (const note of uploads.notes) say(`note: ${note}`)
+      for (const goal of uploads.goals) {
+        const shown =
+          goal.goal === 'ratio'
+            ? `at >= ${goal.target * 100}% of the streamed copy's MB/s: ${(goal.measured * 100).toFixed(1)}%`
+            : `server peak RSS < ${goal.target} MB: ${goal.measured} MB`
+        say(`goal: ${goal.scenario} ${shown} -> ${goal.met ? 'met' : 'NOT met'}`)
+      }
+    }
     if (loadBefore[0] > 1) {
       say(
         `note: the 1-minute load average was ${loadBefore[0].toFixed(1)} before the run: other processes ` +
           'may have competed for the CPU; the CPU µs/req column is the least sensitive to that.',
       )
     }
-    if (!valid) say('INVALID RUN: some requests failed (non-2xx, socket errors or timeouts); see the table.')
+    if (!valid) say('INVALID RUN: some requests failed (non-2xx, socket errors, timeouts or uploads); see the tables.')
 
     const report = {
       date: new Date().toISOString(),
@@ -658,6 +661,7 @@ async function main() {
       authorization: authzRows,
       goals,
       authzGoals,
+      uploads,
       valid,
     }
     mkdirSync(dirname(RESULTS), { recursive: true })

@@ -6,7 +6,7 @@ import { DirectoryEntity } from './directory.entity.js'
 import type { FileView } from './files.types.js'
 import { type PendingUpload, PendingUploadEntity } from './pending-upload.entity.js'
 import { requireSpace, spaceUsage } from './space.service.js'
-import { emptyTrash, trash } from './trash.service.js'
+import { emptyTrash, guardUpload, releaseGuard, trash } from './trash.service.js'
 import { type ReceivedBytes, type Uploader, commitFile, discard, newPrefix } from './upload.service.js'
 
 /** `chunk` and `chunks` of a request: this piece's index (0-based) and how many there are. */
@@ -17,8 +17,7 @@ export interface Piece {
 
 /** The answer to a piece: the progress so far (JSON), or the finished file (XML). */
 export type PieceOutcome =
-  | { done: false; progress: { chunk: number; chunks: number; bytes: number } }
-  | { done: true; file: FileView }
+  { done: false; progress: { chunk: number; chunks: number; bytes: number } } | { done: true; file: FileView }
 
 /**
  * Reads `chunk` and `chunks` from a form: both or neither; whole numbers with
@@ -31,15 +30,16 @@ export function readPiece(fields: Record<string, unknown>, maxChunks: number): P
   const errors: Record<string, string> = {}
   const whole = (value: unknown): number | undefined =>
     typeof value === 'string' && /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : undefined
-  const count = whole(chunks)
+  const parsed = whole(chunks)
+  // Only a valid count bounds chunk: `chunks=0` is one error, not also "less than chunks (0)".
+  const count = parsed !== undefined && parsed >= 1 && parsed <= maxChunks ? parsed : undefined
   const index = whole(chunk)
   if (chunks === undefined) errors.chunks = 'is required with chunk: send the number of pieces'
-  else if (count === undefined || count < 1 || count > maxChunks) {
-    errors.chunks = `must be a whole number from 1 to ${maxChunks}`
-  }
+  else if (count === undefined) errors.chunks = `must be a whole number from 1 to ${maxChunks}`
   if (chunk === undefined) errors.chunk = 'is required with chunks: send the index of this piece, from 0'
   else if (index === undefined) errors.chunk = 'must be a whole number from 0'
-  else if (count !== undefined && index >= count) errors.chunk = `must be less than chunks (${count}): pieces count from 0`
+  else if (count !== undefined && index >= count)
+    errors.chunk = `must be less than chunks (${count}): pieces count from 0`
   if (Object.keys(errors).length) throw invalid(errors)
   return { chunk: index!, chunks: count! }
 }
@@ -70,7 +70,15 @@ function concatenate(services: KernelServices, keys: readonly string[]): Readabl
 export async function receivePiece(
   services: KernelServices,
   em: EntityManager,
-  input: { uploader: Uploader; name: string; directoryId: number | null; piece: Piece; received: ReceivedBytes },
+  input: {
+    uploader: Uploader
+    name: string
+    directoryId: number | null
+    piece: Piece
+    received: ReceivedBytes
+    /** How long the assembled object is guarded before it is recorded (`files.pending_ttl`). */
+    guardSeconds: number
+  },
 ): Promise<PieceOutcome> {
   const { uploader, piece, received } = input
   let pending: PendingUpload
@@ -120,11 +128,13 @@ export async function receivePiece(
       row.receivedBytes = others + received.size
       row.updatedAt = new Date()
       if (replaced) trash(tx, [replaced])
+      // The pending upload records the piece now.
+      await releaseGuard(tx, received.guard)
       await tx.flush()
       return row
     })
   } catch (error) {
-    await discard(services, received)
+    await discard(services, em, received)
     throw error
   }
   await emptyTrash(services, em)
@@ -132,7 +142,7 @@ export async function receivePiece(
   if (!complete) {
     return { done: false, progress: { chunk: piece.chunk, chunks: pending.chunks, bytes: pending.receivedBytes } }
   }
-  return { done: true, file: await assemble(services, em, uploader, pending) }
+  return { done: true, file: await assemble(services, em, uploader, pending, input.guardSeconds) }
 }
 
 /** Streams the pieces into one stored object and commits it as the file; the pieces go to the trash. */
@@ -141,10 +151,12 @@ async function assemble(
   em: EntityManager,
   uploader: Uploader,
   pending: PendingUpload,
+  guardSeconds: number,
 ): Promise<FileView> {
   const prefix = newPrefix()
   const key = `${prefix}source`
   const storage = services.ports.get('storage')
+  const guard = await guardUpload(em, prefix, guardSeconds)
   const { size } = await storage.write(key, concatenate(services, pending.pieces))
   const head = await storage.read(key, { start: 0, end: SNIFF_BYTES - 1 })
   const chunks: Buffer[] = []
@@ -153,7 +165,7 @@ async function assemble(
     uploader,
     directoryId: pending.directory?.id ?? null,
     name: pending.name,
-    received: { key, prefix, size, sniffed: sniff(Buffer.concat(chunks)) },
+    received: { key, prefix, size, sniffed: sniff(Buffer.concat(chunks)), guard },
     pending: { id: pending.id, pieces: pending.pieces },
   })
 }

@@ -49,6 +49,7 @@ function mpegAudio(bytes: Buffer): Sniffed | undefined {
 function text(bytes: Buffer): boolean {
   if (bytes.length === 0 || bytes.includes(0)) return false
   const decoded = new TextDecoder('utf-8', { fatal: false }).decode(bytes)
+  // eslint-disable-next-line no-control-regex
   const odd = decoded.match(/[\uFFFD\u0001-\u0008\u000E-\u001F]/g)?.length ?? 0
   return odd <= decoded.length / 100
 }
@@ -72,12 +73,18 @@ export function sniff(bytes: Buffer): Sniffed {
     mpegAudio(bytes) ??
     (hex(bytes, 0, 'ffd8ff') ? { mimeType: 'image/jpeg', type: 'image' as const } : undefined) ??
     (hex(bytes, 0, '89504e470d0a1a0a') ? { mimeType: 'image/png', type: 'image' as const } : undefined) ??
-    (ascii(bytes, 0, 'GIF87a') || ascii(bytes, 0, 'GIF89a') ? { mimeType: 'image/gif', type: 'image' as const } : undefined) ??
+    (ascii(bytes, 0, 'GIF87a') || ascii(bytes, 0, 'GIF89a')
+      ? { mimeType: 'image/gif', type: 'image' as const }
+      : undefined) ??
     (ascii(bytes, 0, 'BM') && bytes.length > 14 ? { mimeType: 'image/bmp', type: 'image' as const } : undefined) ??
-    (hex(bytes, 0, '49492a00') || hex(bytes, 0, '4d4d002a') ? { mimeType: 'image/tiff', type: 'image' as const } : undefined) ??
+    (hex(bytes, 0, '49492a00') || hex(bytes, 0, '4d4d002a')
+      ? { mimeType: 'image/tiff', type: 'image' as const }
+      : undefined) ??
     (ascii(bytes, 0, '%PDF-') ? { mimeType: 'application/pdf', type: 'document' as const } : undefined) ??
     (hex(bytes, 0, '504b0304') ? { mimeType: 'application/zip', type: 'document' as const } : undefined) ??
-    (hex(bytes, 0, 'd0cf11e0a1b11ae1') ? { mimeType: 'application/x-ole-storage', type: 'document' as const } : undefined) ??
+    (hex(bytes, 0, 'd0cf11e0a1b11ae1')
+      ? { mimeType: 'application/x-ole-storage', type: 'document' as const }
+      : undefined) ??
     (ascii(bytes, 0, '{\\rtf') ? { mimeType: 'application/rtf', type: 'document' as const } : undefined)
   if (found) return found
   if (text(bytes)) return { mimeType: 'text/plain', type: 'document' }

@@ -29,7 +29,10 @@ export function directoryRoutes(r: Router): void {
       const parent = await ownDirectory(c)
       requireFileFlag(c, 'folder.create')
       const name = readName(c.fields(await c.form(), 'create'))!
-      return reply.xml(201, directoryInfoXml(c.links, await createDirectory(c.services, c.em, c.principal.id, parent.id, name)))
+      return reply.xml(
+        201,
+        directoryInfoXml(c.links, await createDirectory(c.services, c.em, c.principal.id, parent.id, name)),
+      )
     },
     { permission: `${OWNER}; profile folder.create` },
   )
@@ -69,9 +72,14 @@ export function directoryRoutes(r: Router): void {
       const all = await fileQueries.directoriesOf(c.services.reader, c.principal.id)
       const found = all.filter((directory) => directory.name.toLocaleLowerCase().includes(wanted))
       const href = `${c.links.url('search', 'directories')}?name=${encodeURIComponent(text)}`
-      return reply.xml(200, directorySearchXml(c.links, href, await c.list(found.length, async (page) =>
-        found.slice(page.offset, page.offset + page.limit),
-      )))
+      return reply.xml(
+        200,
+        directorySearchXml(
+          c.links,
+          href,
+          await c.list(found.length, async (page) => found.slice(page.offset, page.offset + page.limit)),
+        ),
+      )
     },
     { permission: 'any authenticated user: searches their own directories only' },
   )

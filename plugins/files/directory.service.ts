@@ -53,7 +53,7 @@ export async function renameDirectory(
 /** The ids of a directory and of every directory below it. */
 async function subtree(tx: EntityManager, rootId: number): Promise<number[]> {
   const ids = [rootId]
-  for (let level = [rootId]; level.length > 0; ) {
+  for (let level = [rootId]; level.length > 0;) {
     const children = await tx.find(DirectoryEntity, { parent: { $in: level } }, { fields: ['id'] })
     level = children.map((child) => child.id)
     ids.push(...level)
@@ -66,13 +66,24 @@ async function subtree(tx: EntityManager, rootId: number): Promise<number[]> {
  * so what was made from them goes too) and chunked uploads under way into them, in one
  * transaction; the stored bytes are removed once it commits.
  */
-export async function deleteDirectory(services: KernelServices, em: EntityManager, directory: DirectoryView): Promise<void> {
+export async function deleteDirectory(
+  services: KernelServices,
+  em: EntityManager,
+  directory: DirectoryView,
+): Promise<void> {
   await transaction(em, async (tx) => {
     const ids = await subtree(tx, directory.id)
     const files = await tx.find(StoredFileEntity, { directory: { $in: ids } }, { fields: ['id'] })
-    await deleteFiles(services, tx, files.map((file) => file.id))
+    await deleteFiles(
+      services,
+      tx,
+      files.map((file) => file.id),
+    )
     const pending = await tx.find(PendingUploadEntity, { directory: { $in: ids } })
-    trash(tx, pending.flatMap((upload) => upload.pieces))
+    trash(
+      tx,
+      pending.flatMap((upload) => upload.pieces),
+    )
     await tx.nativeDelete(PendingUploadEntity, { id: { $in: pending.map((upload) => upload.id) } })
     // Deepest first, so no row is left pointing at a deleted parent whatever the foreign keys do.
     for (const id of ids.reverse()) await tx.nativeDelete(DirectoryEntity, { id })

@@ -28,7 +28,10 @@ export function directoryListingXml(
     xml.str('name', directory?.name ?? ROOT_NAME),
     ...(directory ? [xml.link('directory', directoryUrl(links, directory.parentSlug), 'parent')] : []),
     ...subdirectories.map((sub) =>
-      xml.el('directory', { href: directoryUrl(links, sub.slug) }, [xml.str('slug', sub.slug), xml.str('name', sub.name)]),
+      xml.el('directory', { href: directoryUrl(links, sub.slug) }, [
+        xml.str('slug', sub.slug),
+        xml.str('name', sub.name),
+      ]),
     ),
     ...files.map((file) => fileSummaryXml(links, file)),
   ])

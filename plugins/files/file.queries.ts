@@ -62,10 +62,10 @@ export const fileQueries = {
   /** The files of one of a user's directories (null: the root), oldest first. */
   async filesIn(reader: Reader, userId: number, directoryId: number | null): Promise<FileView[]> {
     const [where, params] = inDirectory('f.directory_id', directoryId)
-    const rows = await reader.all(`select ${FILE_COLUMNS} ${FILE_FROM} where f.user_id = ? and ${where} order by f.id`, [
-      userId,
-      ...params,
-    ])
+    const rows = await reader.all(
+      `select ${FILE_COLUMNS} ${FILE_FROM} where f.user_id = ? and ${where} order by f.id`,
+      [userId, ...params],
+    )
     return rows.map(fileView)
   },
   async directoryBySlug(reader: Reader, slug: string): Promise<DirectoryView | undefined> {

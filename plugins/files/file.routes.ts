@@ -1,11 +1,11 @@
 import { type HttpContext, type Router, reply } from '../../src/kernel/index.js'
-import { metadataQueries } from '../metadata/index.js'
+import { checkMetadataValues, metadataQueries } from '../metadata/index.js'
 import { fileQueries } from './file.queries.js'
 import { deleteFile, updateFile } from './file.service.js'
 import { fileInfoXml, fileStatusXml } from './file.xml.js'
 import type { FileView } from './files.types.js'
 import { ownFile, requireFileFlag } from './files.lookup.js'
-import { readName } from './name.fields.js'
+import { nameField } from './name.fields.js'
 
 const OWNER = 'the owner only (files are private); anyone else gets 404'
 
@@ -29,15 +29,18 @@ export function fileRoutes(r: Router): void {
       const file = await ownFile(c)
       requireFileFlag(c, 'file.edit')
       const form = await c.form()
-      const name = readName(c.fields(form, 'update'))
-      const metadata = form.metadata
+      const fields = c.fields(form, 'update')
+      const name = nameField(fields)
+      const metadata = typeof form.metadata === 'object' && !Array.isArray(form.metadata) ? form.metadata : undefined
       const definitions = await metadataQueries.ofPlatform(c.services.reader, file.platformId)
-      await updateFile(
-        c.em,
-        file,
-        { name, metadata: typeof metadata === 'object' && !Array.isArray(metadata) ? metadata : undefined },
-        definitions,
-      )
+      // One 412 lists every failing field, the name's and the values' (API-DECISIONS: Inputs and updates).
+      if (metadata) {
+        for (const [field, message] of Object.entries(checkMetadataValues(definitions, metadata, file.type).errors)) {
+          fields.fail(field, message)
+        }
+      }
+      fields.done()
+      await updateFile(c.em, file, { name, metadata }, definitions)
       const updated = (await fileQueries.fileById(c.services.reader, file.id))!
       return reply.xml(200, await fileInfo(c, updated))
     },

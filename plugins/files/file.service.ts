@@ -39,17 +39,25 @@ export async function deleteFile(services: KernelServices, em: EntityManager, fi
 }
 
 /** Deletes everything a user stores (their files, directories and chunked uploads under way). */
-export async function deleteUserFiles(services: KernelServices, tx: EntityManager, userIds: readonly number[]): Promise<void> {
+export async function deleteUserFiles(
+  services: KernelServices,
+  tx: EntityManager,
+  userIds: readonly number[],
+): Promise<void> {
   if (userIds.length === 0) return
   const files = await tx.find(StoredFileEntity, { user: { $in: [...userIds] } }, { fields: ['id'] })
-  await deleteFiles(services, tx, files.map((file) => file.id))
-  const pending = await tx.find(PendingUploadEntity, { user: { $in: [...userIds] } })
-  trash(tx, pending.flatMap((upload) => upload.pieces))
-  await tx.nativeDelete(PendingUploadEntity, { user: { $in: [...userIds] } })
-  await tx.execute(
-    `delete from directories where user_id in (${userIds.map(() => '?').join(',')})`,
-    [...userIds],
+  await deleteFiles(
+    services,
+    tx,
+    files.map((file) => file.id),
   )
+  const pending = await tx.find(PendingUploadEntity, { user: { $in: [...userIds] } })
+  trash(
+    tx,
+    pending.flatMap((upload) => upload.pieces),
+  )
+  await tx.nativeDelete(PendingUploadEntity, { user: { $in: [...userIds] } })
+  await tx.execute(`delete from directories where user_id in (${userIds.map(() => '?').join(',')})`, [...userIds])
 }
 
 /** What `PUT /file/<slug>` may change. */

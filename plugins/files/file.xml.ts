@@ -10,7 +10,9 @@ export const directoryUrl = (links: LinkBuilder, slug: string | null): string =>
   slug === null ? links.url('files') : links.url('files', slug)
 
 const status = (file: FileView, form: StatusForm): XmlNode =>
-  form === 'code' ? xml.num('encoding_status', encodingCode(file.encodingStatus)) : xml.str('encoding_status', file.encodingStatus)
+  form === 'code'
+    ? xml.num('encoding_status', encodingCode(file.encodingStatus))
+    : xml.str('encoding_status', file.encodingStatus)
 
 // finished shows 100 whatever was stored last (API-DECISIONS: Files and encoding).
 const progress = (file: FileView): number => (file.encodingStatus === 'finished' ? 100 : file.encodingProgress)
@@ -76,5 +78,8 @@ export function fileSummaryXml(links: LinkBuilder, file: FileView): XmlNode {
 
 /** `GET /file/<slug>/status`: `file` with encoding_status and encoding_progress only. */
 export function fileStatusXml(links: LinkBuilder, file: FileView): XmlNode {
-  return xml.el('file', { href: links.url('file', file.slug) }, [status(file, 'word'), xml.num('encoding_progress', progress(file))])
+  return xml.el('file', { href: links.url('file', file.slug) }, [
+    status(file, 'word'),
+    xml.num('encoding_progress', progress(file)),
+  ])
 }

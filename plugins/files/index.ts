@@ -13,13 +13,20 @@ import { PendingUploadEntity } from './pending-upload.entity.js'
 import { StorageTrashEntity } from './storage-trash.entity.js'
 import { StoredFileEntity } from './stored-file.entity.js'
 import { type PurgeStep, purge, schedulePurge } from './purge.job.js'
+import { uploadEndpointRoutes } from './upload-endpoint.routes.js'
 import { uploadLinkRoutes } from './upload-link.routes.js'
 import { uploadRoutes } from './upload.routes.js'
 
 export { type StoredFile, StoredFileEntity } from './stored-file.entity.js'
 export { type Directory, DirectoryEntity } from './directory.entity.js'
 export { fileQueries } from './file.queries.js'
-export { ENCODING_STATUSES, encodingCode, type DirectoryView, type EncodingStatus, type FileView } from './files.types.js'
+export {
+  ENCODING_STATUSES,
+  encodingCode,
+  type DirectoryView,
+  type EncodingStatus,
+  type FileView,
+} from './files.types.js'
 export { ownFile } from './files.lookup.js'
 
 /**
@@ -37,6 +44,7 @@ export default definePlugin({
   register(ctx) {
     ctx.routes((r) => {
       uploadLinkRoutes(r, ctx.config)
+      uploadEndpointRoutes(r, ctx.config)
       uploadRoutes(r, ctx.config)
       directoryRoutes(r)
       fileRoutes(r)

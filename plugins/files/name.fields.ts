@@ -9,7 +9,12 @@ const ONE_LINE = { regex: /^[^\r\n\t]*$/, message: 'must be one line (no tabs or
  * `/` and `..` are fine in them. Throws 412 on any failure of the form.
  */
 export function readName(v: FieldReader): string | undefined {
-  const name = v.string('name', { required: true, max: NAME_MAX, pattern: ONE_LINE })
+  const name = nameField(v)
   v.done()
-  return name ?? undefined
+  return name
+}
+
+/** `name` as `readName` checks it, leaving a failure in `v` for the caller to report with others. */
+export function nameField(v: FieldReader): string | undefined {
+  return v.string('name', { required: true, max: NAME_MAX, pattern: ONE_LINE }) ?? undefined
 }

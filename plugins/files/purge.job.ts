@@ -34,7 +34,10 @@ export async function purge(
   if (expired.length) {
     await fork.begin()
     try {
-      trash(fork, expired.flatMap((upload) => upload.pieces))
+      trash(
+        fork,
+        expired.flatMap((upload) => upload.pieces),
+      )
       await fork.nativeDelete(PendingUploadEntity, { id: { $in: expired.map((upload) => upload.id) } })
       await fork.commit()
     } catch (error) {

@@ -44,7 +44,7 @@ export const StoredFileEntity = new EntitySchema<StoredFile>({
     type: { type: 'string', length: 16 },
     mimeType: { type: 'string', length: 127 },
     encodingStatus: { type: 'integer' },
-    encodingProgress: { type: 'double' },
+    encodingProgress: { type: 'float' },
     encodingError: { type: 'text', nullable: true },
     storageKey: { type: 'string', length: 512 },
     storagePrefix: { type: 'string', length: 512 },

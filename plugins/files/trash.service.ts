@@ -3,7 +3,30 @@ import { StorageTrashEntity } from './storage-trash.entity.js'
 
 /** Records stored bytes to remove (prefixes ending with `/`, or keys), in the caller's transaction. */
 export function trash(tx: EntityManager, targets: readonly string[]): void {
-  for (const target of targets) tx.create(StorageTrashEntity, { target, createdAt: new Date() })
+  const now = new Date()
+  for (const target of targets) tx.create(StorageTrashEntity, { target, notBefore: now, createdAt: now })
+}
+
+/**
+ * Files the prefix of an upload about to stream in, due in `seconds`: if the process dies
+ * before the bytes are recorded, the purge job removes them then. Answers the guard's id,
+ * for `releaseGuard` in the transaction that records the bytes.
+ */
+export async function guardUpload(em: EntityManager, prefix: string, seconds: number): Promise<number> {
+  const fork = em.fork()
+  const now = new Date()
+  const guard = fork.create(StorageTrashEntity, {
+    target: prefix,
+    notBefore: new Date(now.getTime() + seconds * 1000),
+    createdAt: now,
+  })
+  await fork.flush()
+  return guard.id
+}
+
+/** Takes an upload's guard back: its bytes are recorded (or were removed). */
+export async function releaseGuard(em: EntityManager, id: number | undefined): Promise<void> {
+  if (id !== undefined) await em.nativeDelete(StorageTrashEntity, { id })
 }
 
 async function remove(services: KernelServices, target: string): Promise<void> {
@@ -19,7 +42,11 @@ async function remove(services: KernelServices, target: string): Promise<void> {
  */
 export async function emptyTrash(services: KernelServices, em: EntityManager, limit = 1000): Promise<number> {
   const fork = em.fork()
-  const items = await fork.find(StorageTrashEntity, {}, { orderBy: { id: 'asc' }, limit })
+  const items = await fork.find(
+    StorageTrashEntity,
+    { notBefore: { $lte: new Date() } },
+    { orderBy: { id: 'asc' }, limit },
+  )
   let removed = 0
   for (const item of items) {
     try {

@@ -7,7 +7,8 @@ async function links(c: HttpContext, config: FilesConfig, directory: string | nu
   requireFileFlag(c, 'file.create')
   const token = encodeURIComponent(uploadToken(c.services, config, c.principal.username, directory))
   const base = uploadBase(c.services, config)
-  const href = directory === null ? c.links.url('files', 'upload_links') : c.links.url('files', directory, 'upload_links')
+  const href =
+    directory === null ? c.links.url('files', 'upload_links') : c.links.url('files', directory, 'upload_links')
   return reply.xml(
     200,
     xml.el('links', { href }, [

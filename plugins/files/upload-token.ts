@@ -28,7 +28,12 @@ export interface UploadTarget {
 }
 
 /** The token of an upload link, valid for `files.upload_link_ttl` seconds. */
-export function uploadToken(services: KernelServices, config: FilesConfig, username: string, directory: string | null): string {
+export function uploadToken(
+  services: KernelServices,
+  config: FilesConfig,
+  username: string,
+  directory: string | null,
+): string {
   const grant: UploadGrant = { u: username, d: directory }
   return signToken(services.secret, PURPOSE, grant, new Date(Date.now() + config.upload_link_ttl * 1000))
 }

@@ -44,7 +44,7 @@ export async function readUploadBody(
       { maxFiles: 4 },
     )
   } catch (error) {
-    await discard(c.services, body.received)
+    await discard(c.services, c.em, body.received)
     throw error
   }
   return body as UploadBody
@@ -52,8 +52,7 @@ export async function readUploadBody(
 
 /** What an upload answers: the progress of a piece, or the new file. */
 export type UploadOutcome =
-  | { done: false; progress: { chunk: number; chunks: number; bytes: number } }
-  | { done: true; file: FileView }
+  { done: false; progress: { chunk: number; chunks: number; bytes: number } } | { done: true; file: FileView }
 
 /**
  * Turns a read upload body into a file, or into one more piece of a chunked upload, in
@@ -76,11 +75,18 @@ export async function storeUpload(
     const sent = typeof form.name === 'string' && form.name.trim() ? form.name : (body.filename ?? '')
     const name = safeFileName(sent)
     if (piece && piece.chunks > 1) {
-      return await receivePiece(c.services, c.em, { uploader, name, directoryId, piece, received })
+      return await receivePiece(c.services, c.em, {
+        uploader,
+        name,
+        directoryId,
+        piece,
+        received,
+        guardSeconds: config.pending_ttl,
+      })
     }
     return { done: true, file: await commitFile(c.services, c.em, { uploader, directoryId, name, received }) }
   } catch (error) {
-    await discard(c.services, received)
+    await discard(c.services, c.em, received)
     throw error
   }
 }

@@ -20,7 +20,10 @@ export function uploadRoutes(r: Router, config: FilesConfig): void {
       if (!body.received && body.filename === undefined && typeof body.form.name === 'string') {
         requireFileFlag(c, 'folder.create')
         const name = readName(c.fields(body.form, 'create'))!
-        return reply.xml(201, directoryInfoXml(c.links, await createDirectory(c.services, c.em, c.principal.id, null, name)))
+        return reply.xml(
+          201,
+          directoryInfoXml(c.links, await createDirectory(c.services, c.em, c.principal.id, null, name)),
+        )
       }
       let directoryId: number | null = null
       const folder = body.form.folder
@@ -29,7 +32,7 @@ export function uploadRoutes(r: Router, config: FilesConfig): void {
           if (typeof folder !== 'string') throw invalid({ folder: 'must be a single directory slug' })
           directoryId = (await directoryOf(c, c.principal.id, folder)).id
         } catch (error) {
-          await discard(c.services, body.received)
+          await discard(c.services, c.em, body.received)
           if (error instanceof Error && 'status' in error && error.status === 404) {
             throw invalid({ folder: `you have no directory "${String(folder)}"` })
           }

@@ -20,7 +20,7 @@ import './files.events.js'
 import type { FileView } from './files.types.js'
 import { overQuota, requireSpace, spaceLeft, spaceUsage } from './space.service.js'
 import { StoredFileEntity } from './stored-file.entity.js'
-import { emptyTrash, trash } from './trash.service.js'
+import { emptyTrash, guardUpload, releaseGuard, trash } from './trash.service.js'
 import { PendingUploadEntity } from './pending-upload.entity.js'
 
 /** Who uploads: the authenticated user, or the user an upload token was issued to. */
@@ -33,6 +33,8 @@ export interface ReceivedBytes {
   prefix: string
   size: number
   sniffed: Sniffed
+  /** The trash row guarding the prefix until a row records the bytes (see `guardUpload`). */
+  guard?: number
 }
 
 /** The request field an upload's 412 and 413 answers name. */
@@ -81,12 +83,15 @@ export async function receiveBytes(
   const key = `${prefix}source`
   const head = new Head()
   source.on('error', (error) => head.destroy(error))
+  const guard = await guardUpload(em, prefix, config.pending_ttl)
   try {
     const { size } = await services.ports
       .get('storage')
       .write(key, source.pipe(head), cap === Infinity ? {} : { maxBytes: cap })
-    return { key, prefix, size, sniffed: sniff(head.bytes) }
+    return { key, prefix, size, sniffed: sniff(head.bytes), guard }
   } catch (error) {
+    // The backend kept nothing of a failed write.
+    await releaseGuard(em.fork(), guard)
     if (!(error instanceof StorageLimitError)) throw error
     if (sizeCap <= left) throw tooLarge(`The file is larger than ${sizeCap} bytes, the largest this server accepts.`)
     throw overQuota(usage, FILE_FIELD)
@@ -94,12 +99,19 @@ export async function receiveBytes(
 }
 
 /** Removes received bytes that will not become a file (refused, failed, replaced). */
-export async function discard(services: KernelServices, received: ReceivedBytes | undefined): Promise<void> {
+export async function discard(
+  services: KernelServices,
+  em: EntityManager,
+  received: ReceivedBytes | undefined,
+): Promise<void> {
   if (!received) return
-  await services.ports
-    .get('storage')
-    .delete(received.key)
-    .catch((error: unknown) => services.log.warn({ err: error, key: received.key }, 'received bytes not removed'))
+  try {
+    await services.ports.get('storage').delete(received.key)
+    await releaseGuard(em.fork(), received.guard)
+  } catch (error) {
+    // The guard stays: the purge job removes the bytes once it is due.
+    services.log.warn({ err: error, key: received.key }, 'received bytes not removed yet')
+  }
 }
 
 /** Where a new file goes and what it is called. */
@@ -130,6 +142,7 @@ export async function commitFile(services: KernelServices, em: EntityManager, in
         const platform = await lockPlatform(tx, uploader.platformId)
         requireSpace(await spaceUsage(tx, uploader, input.pending?.id), received.size, FILE_FIELD)
         const directory = input.directoryId === null ? null : tx.getReference(DirectoryEntity, input.directoryId)
+        await releaseGuard(tx, received.guard)
         if (input.pending) {
           await tx.nativeDelete(PendingUploadEntity, { id: input.pending.id })
           trash(tx, input.pending.pieces)
@@ -158,7 +171,7 @@ export async function commitFile(services: KernelServices, em: EntityManager, in
       }),
     )
   } catch (error) {
-    await discard(services, received)
+    await discard(services, em, received)
     throw error
   }
   if (input.pending) await emptyTrash(services, em)

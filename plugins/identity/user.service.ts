@@ -7,12 +7,11 @@ import {
   INSTANCE_ADMIN_FLAG,
   type KernelServices,
   invalid,
-  notFound,
   transaction,
 } from '../../src/kernel/index.js'
 import { hashPassword } from '../../src/shared/password.js'
 import { md5Hex, randomToken } from '../../src/shared/secrets.js'
-import { type Platform, PlatformEntity, lockPlatform } from '../platforms/index.js'
+import { type Platform, lockPlatform } from '../platforms/index.js'
 import { DEFAULT_PROFILES, INSTANCE_ADMIN_PROFILE } from './profile-flags.js'
 import { type Profile, ProfileEntity } from './profile.entity.js'
 import { ensureProfile } from './seeds.service.js'

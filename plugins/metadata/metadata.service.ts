@@ -7,7 +7,7 @@ import {
   retryOnConflict,
   transaction,
 } from '../../src/kernel/index.js'
-import { type Platform, PlatformEntity, lockPlatform } from '../platforms/index.js'
+import { lockPlatform } from '../platforms/index.js'
 import { type MetadataDefinition, MetadataDefinitionEntity } from './metadata.entity.js'
 import { type MetadataChanges, settleDefault } from './metadata.fields.js'
 import type { MetadataDefinitionView } from './metadata.types.js'

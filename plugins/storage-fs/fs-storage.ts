@@ -84,6 +84,26 @@ export class FsStorage implements StoragePort {
     }
   }
 
+  /**
+   * Makes the file `path` the object `key`: flushed to disk, then renamed into place (no
+   * copy), so it must be on the root's filesystem (a finished tus upload in `<root>/~tus`).
+   * Resolves with its size. Like a write, a reader sees the whole object or none.
+   */
+  async moveIn(path: string, key: string): Promise<{ size: number }> {
+    const target = this.pathOf(key)
+    const file = await open(path, 'r+')
+    let size: number
+    try {
+      // On disk before the rename makes it visible, as for a write.
+      await file.sync()
+      size = (await file.stat()).size
+    } finally {
+      await file.close()
+    }
+    await this.moveIntoPlace(path, target, key)
+    return { size }
+  }
+
   async read(key: string, range?: ByteRange): Promise<Readable> {
     const path = this.pathOf(key)
     checkByteRange(range)

@@ -1,15 +1,18 @@
 import { resolve } from 'node:path'
 import { z } from 'zod'
 import { definePlugin } from '../../src/kernel/index.js'
+import { FsResumableUploads } from './fs-resumable-uploads.js'
 import { FsStorage } from './fs-storage.js'
 
 export { FsStorage } from './fs-storage.js'
+export { FsResumableUploads, TUS_DIR } from './fs-resumable-uploads.js'
 
 const configSchema = z
   .object({
     /**
      * Folder of the stored files; empty: `<data_dir>/storage`. A relative path is relative to
-     * data_dir. Keep it on one filesystem: writes are renamed into place from its `~tmp` folder.
+     * data_dir. Keep it on one filesystem: writes are renamed into place from its `~tmp` folder,
+     * finished tus uploads from its `~tus` folder.
      */
     root: z.string().default(''),
   })
@@ -17,7 +20,8 @@ const configSchema = z
 
 /**
  * The default storage backend: file bytes on the local disk, under the data dir. Right for
- * one machine; several serving processes need a shared store (storage-s3).
+ * one machine; several serving processes need a shared store (storage-s3). Also keeps tus
+ * uploads in progress (`<root>/~tus`), renamed into place when they finish.
  */
 export default definePlugin({
   name: 'storage-fs',
@@ -27,5 +31,6 @@ export default definePlugin({
     const { swept } = await storage.open()
     if (swept) ctx.log.info({ root: storage.root, swept }, 'removed temporary files left by an interrupted write')
     ctx.provide('storage', storage)
+    ctx.provide('resumableUploads', await FsResumableUploads.open(storage))
   },
 })

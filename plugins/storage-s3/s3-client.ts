@@ -1,4 +1,4 @@
-import { S3Client } from '@aws-sdk/client-s3'
+import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3'
 import type { S3Config } from './config.js'
 
 /** Seconds to wait for a TCP connection to the service before the SDK retries. */
@@ -9,8 +9,13 @@ const CONNECT_TIMEOUT_MS = 10_000
  * URLs clients fetch signed objects from).
  */
 export function createS3Client(config: S3Config, endpoint = config.endpoint): S3Client {
+  return new S3Client(s3ClientConfig(config, endpoint))
+}
+
+/** The settings of `createS3Client`, for libraries that make their own client (@tus/s3-store). */
+export function s3ClientConfig(config: S3Config, endpoint = config.endpoint): S3ClientConfig {
   const agent = { keepAlive: true, maxSockets: config.max_sockets }
-  return new S3Client({
+  return {
     endpoint: endpoint || undefined,
     region: config.region,
     forcePathStyle: config.force_path_style,
@@ -24,5 +29,5 @@ export function createS3Client(config: S3Config, endpoint = config.endpoint): S3
     maxAttempts: 3,
     // No socket timeout: a read streaming to a slow client may rightly pause for long.
     requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, httpAgent: agent, httpsAgent: agent },
-  })
+  }
 }

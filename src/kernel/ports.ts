@@ -5,6 +5,7 @@
 import type { AccessGrantsPort } from './ports/access-grants.port.js'
 import type { CredentialsPort } from './ports/credentials.port.js'
 import type { NonceCounterPort } from './ports/nonce-counter.port.js'
+import type { ResumableUploadsPort } from './ports/resumable-uploads.port.js'
 import type { StoragePort } from './ports/storage.port.js'
 
 export interface KernelPorts {
@@ -16,6 +17,8 @@ export interface KernelPorts {
   accessGrants: AccessGrantsPort
   /** Where file bytes live (storage-fs, storage-s3). */
   storage: StoragePort
+  /** Where tus uploads keep their bytes until they finish; optional, tus answers 501 without (storage-fs, storage-s3). */
+  resumableUploads: ResumableUploadsPort
 }
 
 export type PortName = keyof KernelPorts

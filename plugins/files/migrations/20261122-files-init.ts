@@ -20,7 +20,7 @@ export default defineMigration({
       t.string('type', 16).notNullable()
       t.string('mime_type', 127).notNullable()
       t.integer('encoding_status').notNullable()
-      t.double('encoding_progress').notNullable()
+      t.float('encoding_progress').notNullable()
       t.text('encoding_error').nullable()
       t.string('storage_key', 512).notNullable()
       t.string('storage_prefix', 512).notNullable()
@@ -48,6 +48,7 @@ export default defineMigration({
     await knex.schema.createTable('storage_trash', (t) => {
       columns.id(t)
       t.string('target', 512).notNullable()
+      t.datetime('not_before', { useTz: true }).notNullable().index()
       columns.createdAt(t)
     })
   },

@@ -171,7 +171,11 @@ export function readForm(
       req.unpipe(parser)
       req.resume()
       // A file part cut off (client gone, form refused) must fail its consumer, not leave it waiting.
-      for (const stream of fileStreams) stream.destroy(error)
+      for (const stream of fileStreams) {
+        // The handler may have given the part up already (resumed it): then nobody listens.
+        stream.on('error', () => undefined)
+        stream.destroy(error)
+      }
       reject(error)
     }
     parser.on('field', (name, value, info) => {

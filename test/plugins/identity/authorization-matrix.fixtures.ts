@@ -10,6 +10,8 @@ import {
   UserEntity,
   createUser,
 } from '../../../plugins/identity/index.js'
+import { Readable } from 'node:stream'
+import { DirectoryEntity, StoredFileEntity } from '../../../plugins/files/index.js'
 import { MetadataDefinitionEntity } from '../../../plugins/metadata/index.js'
 import { type Platform, PlatformEntity, createPlatform } from '../../../plugins/platforms/index.js'
 import type { TestApp } from '../../helpers/app.js'
@@ -58,6 +60,10 @@ export interface TenantObjects {
   groupAccess: string
   /** A metadata definition of the platform. */
   metadata: string
+  /** A directory of `user`. */
+  directory: string
+  /** A file of `user`, in `directory`. */
+  file: string
 }
 
 let counter = 0
@@ -94,7 +100,9 @@ export class World {
     const userAccess = await this.access(platform, { user }, role)
     const groupAccess = await this.access(platform, { group }, role)
     const metadata = await this.metadata(platform)
-    return { ...partial, profile, role, user, group, userAccess, groupAccess, metadata }
+    const directory = await this.directory(user)
+    const file = await this.file(user, directory)
+    return { ...partial, profile, role, user, group, userAccess, groupAccess, metadata, directory, file }
   }
 
   /** The name prefix of a platform's objects. */
@@ -158,6 +166,52 @@ export class World {
       defaultValue: null,
       platform: platform.id,
       createdAt: new Date(),
+    })
+    await em.flush()
+    return slug
+  }
+
+  /** A directory of a user (in their root, or in `parent`); returns its slug. */
+  async directory(username: string, parent?: string): Promise<string> {
+    const em = this.em()
+    const slug = unique(`${username}-directory`)
+    em.create(DirectoryEntity, {
+      slug,
+      name: slug,
+      user: await em.findOneOrFail(UserEntity, { username }),
+      parent: parent ? await em.findOneOrFail(DirectoryEntity, { slug: parent }) : null,
+      createdAt: new Date(),
+    })
+    await em.flush()
+    return slug
+  }
+
+  /** A small stored file of a user (bytes in storage, row pending), in their root or `directory`; returns its slug. */
+  async file(username: string, directory?: string): Promise<string> {
+    const em = this.em()
+    const slug = unique(`${username}-file`)
+    const prefix = `files/${slug.replace(/[^a-z0-9-]/g, '')}/`
+    const bytes = Buffer.from(`%PDF-1.4 ${slug}`)
+    await this.app.kernel.services.ports.get('storage').write(`${prefix}source`, Readable.from([bytes]))
+    const user = await em.findOneOrFail(UserEntity, { username }, { populate: ['platform'] })
+    em.create(StoredFileEntity, {
+      slug,
+      name: slug,
+      size: bytes.length,
+      storedBytes: bytes.length,
+      type: 'document',
+      mimeType: 'application/pdf',
+      encodingStatus: 0,
+      encodingProgress: 0,
+      encodingError: null,
+      storageKey: `${prefix}source`,
+      storagePrefix: prefix,
+      metadata: {},
+      user,
+      platform: user.platform,
+      directory: directory ? await em.findOneOrFail(DirectoryEntity, { slug: directory }) : null,
+      createdAt: new Date(),
+      updatedAt: new Date(),
     })
     await em.flush()
     return slug
@@ -259,7 +313,8 @@ export class World {
 
   /** Whether a row of `entity` matches `where` (fresh read). */
   async exists(
-    entity: 'platform' | 'user' | 'group' | 'role' | 'profile' | 'access' | 'member' | 'metadata',
+    entity:
+      'platform' | 'user' | 'group' | 'role' | 'profile' | 'access' | 'member' | 'metadata' | 'directory' | 'file',
     where: object,
   ) {
     const em = this.em()
@@ -272,6 +327,8 @@ export class World {
       access: AccessEntity,
       member: GroupMemberEntity,
       metadata: MetadataDefinitionEntity,
+      directory: DirectoryEntity,
+      file: StoredFileEntity,
     } as const
     return (await em.count(entities[entity] as typeof UserEntity, where as never)) > 0
   }
@@ -288,6 +345,8 @@ export class World {
       ...(await em.find(ProfileEntity, on)).map((p) => p.slug),
       ...(await em.find(AccessEntity, on)).map((a) => a.publicId),
       ...(await em.find(MetadataDefinitionEntity, on)).map((m) => m.slug),
+      ...(await em.find(StoredFileEntity, on)).map((f) => f.slug),
+      ...(await em.find(DirectoryEntity, { user: { platform: platform.id } })).map((d) => d.slug),
     ]
   }
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PlatformEntity, createPlatform } from '../../../plugins/platforms/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { type DigestClient, type Response, rawRequest } from '../../helpers/digest-client.js'
+import { multipartRequest } from '../../helpers/multipart.js'
 import { type XmlObject, list, parseXml, text } from '../../helpers/xml.js'
 import {
   ACTORS,
@@ -35,6 +36,8 @@ interface Target {
   headers?: Record<string, string>
   /** Whether the request's change is in the database: true exactly when the answer is a success. */
   applied?: () => Promise<boolean>
+  /** A raw body (multipart uploads), sent with `headers`. */
+  body?: Buffer
   /** Extra checks of a successful answer. */
   check?: (res: Response) => void
 }
@@ -79,6 +82,53 @@ const P = (): TenantObjects => w.p
 
 /** A fresh user of P (flagless profile, not a member of anything). */
 const freshUser = (): Promise<string> => w.user(P().platform, P().profile)
+
+/** The username of a row's caller. */
+async function usernameOf(actor: Actor, withRight: Grant, without: Grant): Promise<string> {
+  switch (actor) {
+    case 'admin':
+      return app.admin.username
+    case 'withRight':
+      return (await w.clientWith(withRight)).username
+    case 'without':
+      return (await w.clientWith(without)).username
+    default:
+      return actors[actor].username
+  }
+}
+
+/**
+ * A row of the file store, where each caller acts on their own store: everyone active
+ * succeeds (the other tenant too, at home), but the caller lacking the row's profile flag.
+ */
+function own(row: Omit<Row, 'setup' | 'expect'> & { target: (username: string) => Promise<Target>; ok: number }): Row {
+  const refused = row.withRight.profile.every((flag) => row.without.profile.includes(flag)) ? row.ok : 403
+  return {
+    ...row,
+    setup: async (actor) => row.target(await usernameOf(actor, row.withRight, row.without)),
+    expect: {
+      admin: row.ok,
+      platformAdmin: row.ok,
+      withRight: row.ok,
+      without: refused,
+      otherTenant: row.ok,
+      inactive: 401,
+    },
+  }
+}
+
+/** A row acting on the store of somebody else (a user of P): 404 for everyone, administrators included. */
+function nobodysFile(method: Row['method'], route: string, setup: () => Promise<Target>): Row {
+  return {
+    method,
+    route,
+    variant: "another user's",
+    withRight: { profile: ['file.create', 'file.edit', 'file.delete', 'folder.create'] },
+    without: { profile: [] },
+    setup,
+    expect: { admin: 404, platformAdmin: 404, withRight: 404, without: 404, otherTenant: 404, inactive: 401 },
+  }
+}
 
 const ROWS: Row[] = [
   // root
@@ -645,6 +695,169 @@ const ROWS: Row[] = [
     },
     expect: { admin: 204, platformAdmin: 403, withRight: 204, without: 403, otherTenant: 404, inactive: 401 },
   },
+  // the file store: every caller acts on their own store (files are private to their owner)
+  own({
+    method: 'GET',
+    route: '/files',
+    withRight: { profile: [] },
+    without: { profile: [] },
+    target: async () => ({ path: '/files' }),
+    ok: 200,
+  }),
+  own({
+    method: 'GET',
+    route: '/files/:directory',
+    withRight: { profile: [] },
+    without: { profile: [] },
+    target: async (username) => ({ path: `/files/${await w.directory(username)}` }),
+    ok: 200,
+  }),
+  nobodysFile('GET', '/files/:directory', async () => ({ path: `/files/${P().directory}` })),
+  own({
+    method: 'POST',
+    route: '/files/:directory',
+    withRight: { profile: ['folder.create'] },
+    without: { profile: [] },
+    target: async (username) => {
+      const name = unique('made-directory')
+      return {
+        path: `/files/${await w.directory(username)}`,
+        form: { name },
+        applied: () => w.exists('directory', { name }),
+      }
+    },
+    ok: 201,
+  }),
+  own({
+    method: 'PUT',
+    route: '/files/:directory',
+    withRight: { profile: ['folder.create'] },
+    without: { profile: [] },
+    target: async (username) => {
+      const slug = await w.directory(username)
+      const name = unique('renamed-directory')
+      return { path: `/files/${slug}`, form: { name }, applied: () => w.exists('directory', { slug, name }) }
+    },
+    ok: 200,
+  }),
+  nobodysFile('PUT', '/files/:directory', async () => ({ path: `/files/${P().directory}`, form: { name: 'x' } })),
+  own({
+    method: 'DELETE',
+    route: '/files/:directory',
+    withRight: { profile: ['folder.create', 'file.delete'] },
+    without: { profile: ['folder.create'] },
+    target: async (username) => {
+      const slug = await w.directory(username)
+      return { path: `/files/${slug}`, applied: async () => !(await w.exists('directory', { slug })) }
+    },
+    ok: 204,
+  }),
+  nobodysFile('DELETE', '/files/:directory', async () => ({
+    path: `/files/${P().directory}`,
+    applied: async () => !(await w.exists('directory', { slug: P().directory })),
+  })),
+  own({
+    method: 'GET',
+    route: '/search/directories',
+    withRight: { profile: [] },
+    without: { profile: [] },
+    target: async (username) => {
+      const slug = await w.directory(username)
+      return { path: `/search/directories?name=${slug}`, check: (res) => expect(res.body).toContain(`/files/${slug}"`) }
+    },
+    ok: 200,
+  }),
+  own({
+    method: 'POST',
+    route: '/files',
+    variant: 'an upload',
+    withRight: { profile: ['file.create'] },
+    without: { profile: [] },
+    target: async () => {
+      const name = `${unique('upload')}.pdf`
+      const { body, headers } = multipartRequest([{ name: 'path', filename: name, data: Buffer.from('%PDF-1.4 x') }])
+      return { path: '/files', body, headers, applied: () => w.exists('file', { name }) }
+    },
+    ok: 200,
+  }),
+  own({
+    method: 'POST',
+    route: '/files',
+    variant: 'name only: a directory in the root',
+    withRight: { profile: ['folder.create'] },
+    without: { profile: ['file.create'] },
+    target: async () => {
+      const name = unique('root-directory')
+      return { path: '/files', form: { name }, applied: () => w.exists('directory', { name, parent: null }) }
+    },
+    ok: 201,
+  }),
+  own({
+    method: 'POST',
+    route: '/files/upload_links',
+    withRight: { profile: ['file.create'] },
+    without: { profile: [] },
+    target: async () => ({
+      path: '/files/upload_links',
+      check: (res) => expect(res.body).toMatch(/rel="html".*rel="json"|rel="json".*rel="html"/s),
+    }),
+    ok: 200,
+  }),
+  own({
+    method: 'POST',
+    route: '/files/:directory/upload_links',
+    withRight: { profile: ['file.create'] },
+    without: { profile: [] },
+    target: async (username) => ({ path: `/files/${await w.directory(username)}/upload_links` }),
+    ok: 200,
+  }),
+  nobodysFile('POST', '/files/:directory/upload_links', async () => ({ path: `/files/${P().directory}/upload_links` })),
+  own({
+    method: 'GET',
+    route: '/file/:file',
+    withRight: { profile: [] },
+    without: { profile: [] },
+    target: async (username) => ({ path: `/file/${await w.file(username)}` }),
+    ok: 200,
+  }),
+  nobodysFile('GET', '/file/:file', async () => ({ path: `/file/${P().file}` })),
+  own({
+    method: 'GET',
+    route: '/file/:file/status',
+    withRight: { profile: [] },
+    without: { profile: [] },
+    target: async (username) => ({ path: `/file/${await w.file(username)}/status` }),
+    ok: 200,
+  }),
+  nobodysFile('GET', '/file/:file/status', async () => ({ path: `/file/${P().file}/status` })),
+  own({
+    method: 'PUT',
+    route: '/file/:file',
+    withRight: { profile: ['file.edit'] },
+    without: { profile: [] },
+    target: async (username) => {
+      const slug = await w.file(username)
+      const name = unique('renamed-file')
+      return { path: `/file/${slug}`, form: { name }, applied: () => w.exists('file', { slug, name }) }
+    },
+    ok: 200,
+  }),
+  nobodysFile('PUT', '/file/:file', async () => ({ path: `/file/${P().file}`, form: { name: 'x' } })),
+  own({
+    method: 'DELETE',
+    route: '/file/:file',
+    withRight: { profile: ['file.delete'] },
+    without: { profile: [] },
+    target: async (username) => {
+      const slug = await w.file(username)
+      return { path: `/file/${slug}`, applied: async () => !(await w.exists('file', { slug })) }
+    },
+    ok: 204,
+  }),
+  nobodysFile('DELETE', '/file/:file', async () => ({
+    path: `/file/${P().file}`,
+    applied: async () => !(await w.exists('file', { slug: P().file })),
+  })),
 ]
 
 const rowName = (row: Row): string => `${row.method} ${row.route}${row.variant ? ` (${row.variant})` : ''}`
@@ -716,7 +929,11 @@ describe('authorization matrix', () => {
           const path = target.path.split('?')[0]!
           expect(app.kernel.routes.match(row.method, path)?.route.path, 'the path of the row').toBe(row.route)
           const client = await clientOf(row, actor)
-          const res = await client.request(row.method, target.path, { form: target.form, headers: target.headers })
+          const res = await client.request(row.method, target.path, {
+            form: target.form,
+            headers: target.headers,
+            body: target.body,
+          })
           expectAnswer(res, status)
           if (status < 400) target.check?.(res)
           if (target.applied) expect(await target.applied(), 'the change is made exactly on success').toBe(status < 400)
@@ -753,6 +970,8 @@ function valuesOf(t: TenantObjects, route: string): Record<string, string> {
     profile: t.profile,
     access: route.startsWith('/group/') ? t.groupAccess : t.userAccess,
     metadata: t.metadata,
+    directory: t.directory,
+    file: t.file,
   }
 }
 
@@ -764,6 +983,8 @@ const MISSING: Record<string, string> = {
   profile: 'no-such-profile',
   access: 'nosuchaccess',
   metadata: 'no-such-metadata',
+  directory: 'no-such-directory',
+  file: 'no-such-file',
 }
 
 /** A body with the names of the request replaced by the made-up ones (so two answers compare). */

@@ -1,0 +1,211 @@
+import { createReadStream, readFileSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { UniqueConstraintViolationException } from '@mikro-orm/core'
+import { HttpError, type HttpContext, type Reply, type Router, reply } from '../../src/kernel/index.js'
+import { fileQueries } from './file.queries.js'
+import type { FilesConfig } from './files.config.js'
+import type { FileView } from './files.types.js'
+import { discard } from './upload.service.js'
+import { type UploadOutcome, readUploadBody, storeUpload } from './upload.form.js'
+import { type UploadTarget, checkUploadToken, requireSameDirectory, tokenOf } from './upload-token.js'
+import {
+  HTML_TYPE,
+  PAGE_HEADERS,
+  PAGE_SCRIPT,
+  PAGE_SCRIPT_VERSION,
+  type PageTarget,
+  errorPage,
+  piecePage,
+  resultPage,
+  uploadPage,
+} from './upload-page.js'
+
+const PERMISSION = 'public: the upload token is the credential (signed, expiring, bound to a user and a directory)'
+const ASSET_PERMISSION = 'public: a static script of the upload page (no data)'
+const SCRIPT_TYPE = 'text/javascript; charset=utf-8'
+/** Asset URLs carry a version (`?v=`), so a cached copy never outlives its version. */
+const ASSET_CACHE = 'public, max-age=31536000, immutable'
+
+/** The plupload build served to the page, found in node_modules (from src/ as from dist/). */
+interface Library {
+  path: string
+  version: string
+  size: number
+}
+
+let library: Library | undefined
+
+function plupload(): Library {
+  if (!library) {
+    const require = createRequire(import.meta.url)
+    const path = require.resolve('plupload/js/plupload.full.min.js')
+    const { version } = JSON.parse(readFileSync(require.resolve('plupload/package.json'), 'utf8')) as {
+      version: string
+    }
+    library = { path, version, size: statSync(path).size }
+  }
+  return library
+}
+
+/** The page's scripts, relative to `/upload/html`; none when plupload is missing (the plain form still works). */
+function pageScripts(c: HttpContext): string[] {
+  try {
+    return [`assets/plupload.full.min.js?v=${plupload().version}`, `assets/upload-page.js?v=${PAGE_SCRIPT_VERSION}`]
+  } catch (error) {
+    c.log.error({ err: error }, 'plupload is not installed: the upload page falls back to a plain form')
+    return []
+  }
+}
+
+/** What anything thrown answers as; unexpected errors are logged (without the token) and never show a stack. */
+function asHttpError(c: HttpContext, error: unknown): HttpError {
+  if (error instanceof HttpError) return error
+  if (error instanceof UniqueConstraintViolationException) {
+    return new HttpError(412, 'A value that must be unique is already used; retry with another one.')
+  }
+  c.log.error({ err: error, method: c.req.method, path: (c.req.url ?? '').split('?')[0] }, 'upload failed')
+  return new HttpError(500, 'Internal error: the server log has the details.')
+}
+
+/**
+ * The json endpoint may be called from a form hosted on another site (the spec's external
+ * upload form, with cookies enabled): it reads no ambient credentials, only the token, so
+ * any origin may read its answers.
+ */
+function corsHeaders(c: HttpContext): Record<string, string> {
+  const origin = c.req.headers.origin
+  if (!origin) return { 'Cache-Control': 'no-store' }
+  return {
+    'Cache-Control': 'no-store',
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Allow-Credentials': 'true',
+    Vary: 'Origin',
+  }
+}
+
+/** `{"error": {"code", "message", "fields"?}}`: a 412 also lists its fields in the message, for plain displays. */
+function jsonError(c: HttpContext, error: unknown): Reply {
+  const e = asHttpError(c, error)
+  const fields = Object.entries(e.fields)
+  const message = fields.length
+    ? `${e.message} ${fields.map(([name, text]) => `${name}: ${text}`).join('; ')}`
+    : e.message
+  const answer = { code: e.status, message, ...(fields.length ? { fields: e.fields } : {}) }
+  return reply.json(e.status, { error: answer }, { ...e.headers, ...corsHeaders(c) })
+}
+
+function htmlError(c: HttpContext, error: unknown, back?: string): Reply {
+  const e = asHttpError(c, error)
+  return reply.raw(e.status, errorPage(e.status, e.message, e.fields, back), HTML_TYPE, {
+    ...e.headers,
+    ...PAGE_HEADERS,
+  })
+}
+
+/**
+ * Reads an upload into the token's directory: a `folder` field may only repeat it (403
+ * otherwise). The token was checked before the body is read, so a refused link stores nothing.
+ */
+async function receive(c: HttpContext, config: FilesConfig, target: UploadTarget): Promise<UploadOutcome> {
+  const body = await readUploadBody(c, config, target.uploader)
+  try {
+    requireSameDirectory(target, body.form.folder)
+  } catch (error) {
+    await discard(c.services, c.em, body.received)
+    throw error
+  }
+  return storeUpload(c, config, target.uploader, body, target.directory?.id ?? null)
+}
+
+const fileResult = (c: HttpContext, file: FileView) => ({
+  slug: file.slug,
+  name: file.name,
+  size: file.size,
+  href: c.links.url('file', file.slug),
+})
+
+async function pageTarget(c: HttpContext, target: UploadTarget): Promise<PageTarget> {
+  const directory = target.directory && (await fileQueries.directoryBySlug(c.services.reader, target.directory.slug))
+  return {
+    username: target.uploader.username,
+    directory: directory ? { slug: directory.slug, name: directory.name } : null,
+    expiresAt: target.expiresAt,
+  }
+}
+
+/** A static asset answer, or 304 when the browser holds this version. */
+function asset(c: HttpContext, etag: string, body: () => Reply['body'], size: number): Reply {
+  const headers = { 'Cache-Control': ASSET_CACHE, ETag: etag, 'X-Content-Type-Options': 'nosniff' }
+  if (c.req.headers['if-none-match'] === etag) return { status: 304, headers }
+  return reply.raw(200, body()!, SCRIPT_TYPE, { ...headers, 'Content-Length': String(size) })
+}
+
+/**
+ * The endpoints behind upload links (docs/api.md, Upload links and the upload endpoints):
+ * `POST /upload/json` answers JSON only; `GET /upload/html` is the upload page (plupload,
+ * pieces of `files.upload_piece_size`) and `POST /upload/html` its plain-form fallback. The
+ * token of the link is the only credential: no Digest.
+ */
+export function uploadEndpointRoutes(r: Router, config: FilesConfig): void {
+  r.post(
+    '/upload/json',
+    async (c) => {
+      try {
+        const target = await checkUploadToken(c)
+        const outcome = await receive(c, config, target)
+        if (!outcome.done) return reply.json(200, outcome.progress, corsHeaders(c))
+        return reply.json(200, { result: fileResult(c, outcome.file) }, corsHeaders(c))
+      } catch (error) {
+        return jsonError(c, error)
+      }
+    },
+    { public: true, permission: PERMISSION, produces: 'application/json' },
+  )
+
+  r.get(
+    '/upload/html',
+    async (c) => {
+      try {
+        const target = await checkUploadToken(c)
+        const html = uploadPage(await pageTarget(c, target), tokenOf(c)!, config.upload_piece_size, pageScripts(c))
+        return reply.raw(200, html, HTML_TYPE, PAGE_HEADERS)
+      } catch (error) {
+        return htmlError(c, error)
+      }
+    },
+    { public: true, permission: PERMISSION, produces: 'text/html' },
+  )
+
+  r.post(
+    '/upload/html',
+    async (c) => {
+      let back: string | undefined
+      try {
+        const target = await checkUploadToken(c)
+        back = `html?token=${encodeURIComponent(tokenOf(c)!)}`
+        const outcome = await receive(c, config, target)
+        if (!outcome.done) return reply.raw(200, piecePage(outcome.progress, back), HTML_TYPE, PAGE_HEADERS)
+        const html = resultPage(await pageTarget(c, target), fileResult(c, outcome.file), back)
+        return reply.raw(200, html, HTML_TYPE, PAGE_HEADERS)
+      } catch (error) {
+        return htmlError(c, error, back)
+      }
+    },
+    { public: true, permission: PERMISSION, produces: 'text/html' },
+  )
+
+  r.get(
+    '/upload/assets/plupload.full.min.js',
+    (c) => {
+      const { path, version, size } = plupload()
+      return asset(c, `"plupload-${version}"`, () => createReadStream(path), size)
+    },
+    { public: true, permission: ASSET_PERMISSION, produces: 'text/javascript' },
+  )
+
+  r.get(
+    '/upload/assets/upload-page.js',
+    (c) => asset(c, `"${PAGE_SCRIPT_VERSION}"`, () => PAGE_SCRIPT, Buffer.byteLength(PAGE_SCRIPT)),
+    { public: true, permission: ASSET_PERMISSION, produces: 'text/javascript' },
+  )
+}
