@@ -323,6 +323,8 @@ function startChild(role, execArgv = []) {
       const { cpu } = await ask(child, 'cpu', 'cpu')
       return cpu.user + cpu.system
     },
+    /** The child's `process.cpuUsage()` so far: `{ user, system }` in µs. */
+    cpuUsage: async () => (await ask(child, 'cpu', 'cpu')).cpu,
     /** Starts sampling the child's RSS every 50 ms. */
     rssStart: () => ask(child, 'rss-start', 'rssStarted'),
     /** Stops sampling: `{ max, first, samples }` in bytes. */

@@ -15,8 +15,8 @@
  *      (`chunkSize` Infinity) unless BENCH_TUS_CHUNK_MB says otherwise.
  * For each: MB/s (10^6 bytes per second, from the first byte sent to the server's answer,
  * which comes after its fsync and its database commit), the ratio of each upload to the copy
- * (goal: 70% or more), the server's CPU time, and the server's peak RSS during the upload
- * (goal: under 200 MB).
+ * (goal: 70% or more), the CPU time of the server and of the bench process (the client, or
+ * the copy), and the server's peak RSS during the upload (goal: under 200 MB).
  *
  * How:
  *   - The 1 GiB source file is made once per run in a fresh temp dir (a 16 MiB random block
@@ -31,16 +31,25 @@
  *   - Each upload must answer 2xx; then `GET /file/<slug>` must report exactly the size sent,
  *     and `DELETE /file/<slug>` removes the file (its bytes go at once) to keep the disk free.
  *     The tus upload's file is found by listing `GET /files` before and after.
- *   - When the tus endpoint answers 404 (the plugin has none), the tus scenario is reported
- *     unavailable rather than failed.
+ *   - When the tus endpoint does not answer OPTIONS with `Tus-Version` (the files plugin has no
+ *     tus endpoint), the tus scenario is reported unavailable rather than failed.
  *
  * Environment knobs (defaults in brackets):
  *   BENCH_UPLOAD_MB [1024]     size of the uploaded file, in MiB
  *   BENCH_UPLOAD_ROUNDS [2]    rounds of copy + multipart + tus
  *   BENCH_TUS_CHUNK_MB [0]     tus PATCH size in MiB; 0: the whole file in one request
+ *   BENCH_UPLOAD_KINDS [copy,multipart,tus]  which of the three to run (for profiling one)
  */
 import { randomBytes } from 'node:crypto'
-import { createReadStream, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
+import {
+  createReadStream,
+  createWriteStream,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} from 'node:fs'
 import { open, rm, stat } from 'node:fs/promises'
 import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -56,6 +65,7 @@ export const uploadSettings = {
   sizeMiB: Number(process.env.BENCH_UPLOAD_MB ?? 1024),
   rounds: Math.max(1, Number(process.env.BENCH_UPLOAD_ROUNDS ?? 2)),
   tusChunkMiB: Number(process.env.BENCH_TUS_CHUNK_MB ?? 0),
+  kinds: (process.env.BENCH_UPLOAD_KINDS ?? 'copy,multipart,tus').split(',').map((kind) => kind.trim()),
 }
 
 /** Goals of the upload issue: each upload at >= 70% of the streamed copy's MB/s, server peak RSS < 200 MB. */
@@ -127,15 +137,12 @@ const kernelPeak = {
   },
 }
 
-/** The reference: a streamed copy onto the storage root's filesystem, flushed to disk like a storage-fs write. */
+/**
+ * The reference: a streamed copy onto the storage root's filesystem, with default stream
+ * buffers, flushed to disk before the file is closed (`flush`: fsync), like a storage-fs write.
+ */
 async function streamedCopy(source, target) {
-  const file = await open(target, 'wx')
-  try {
-    await pipeline(createReadStream(source), file.createWriteStream({ autoClose: false }))
-    await file.sync()
-  } finally {
-    await file.close()
-  }
+  await pipeline(createReadStream(source), createWriteStream(target, { flags: 'wx', flush: true }))
 }
 
 const slugOf = (xmlText) =>
@@ -197,7 +204,7 @@ async function uploadLink(app, cred) {
   return { token: decodeURIComponent(encodedToken), endpoint: `${base}/upload/tus?token=${encodedToken}` }
 }
 
-/** Whether the tus endpoint exists: a tus server answers OPTIONS with `Tus-Version`; 404 means no endpoint. */
+/** Whether the tus endpoint exists: a tus server answers OPTIONS with `Tus-Version` (mediactl answers others 401 or 404). */
 async function tusAvailable(endpoint) {
   const url = new URL(endpoint)
   const res = await new Promise((resolvePromise, reject) => {
@@ -211,7 +218,7 @@ async function tusAvailable(endpoint) {
     req.on('error', reject)
     req.end()
   })
-  return res.statusCode !== 404 && res.statusCode !== 405
+  return { available: res.headers['tus-version'] !== undefined, status: res.statusCode }
 }
 
 /** A tus upload with tus-js-client from an fs.ReadStream (its FileSource re-reads the file per PATCH: no buffering). */
@@ -254,15 +261,25 @@ export async function runUploads({ app, server, cred, say }) {
     say(`uploads SKIPPED: ${out.skipped}`)
     return out
   }
+  const kinds = new Set(uploadSettings.kinds)
   const tus = await import('tus-js-client')
   const source = join(workDir, 'source.bin')
+  // Interrupted (Ctrl-C): the 1 GiB file goes too; the server child removes its data dir when the parent goes.
+  const onSignal = (signal) => {
+    rmSync(workDir, { recursive: true, force: true })
+    process.kill(process.pid, signal)
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
   try {
     say(`uploads: writing a ${uploadSettings.sizeMiB} MiB source file in ${workDir} ...`)
     await makeSourceFile(source, size)
     const link = await uploadLink(app, cred)
-    const withTus = await tusAvailable(link.endpoint)
+    const probe = await tusAvailable(link.endpoint)
+    const withTus = probe.available
     if (!withTus) {
-      out.notes.push(`tus: ${link.endpoint.replace(/\?.*$/, '')} answers 404: no tus endpoint, scenario not run`)
+      const endpoint = link.endpoint.replace(/\?.*$/, '')
+      out.notes.push(`tus: OPTIONS ${endpoint} answers ${probe.status} without Tus-Version: no tus endpoint, not run`)
       say(`uploads: ${out.notes.at(-1)}`)
     }
 
@@ -272,7 +289,8 @@ export async function runUploads({ app, server, cred, say }) {
       say(`uploads: round ${round}, ${kind} ...`)
       const hwmReset = kernelPeak.reset(server.child.pid)
       await server.rssStart()
-      const cpuBefore = await server.cpu()
+      const cpuBefore = await server.cpuUsage()
+      const benchCpuBefore = process.cpuUsage()
       const started = performance.now()
       let answer
       let error
@@ -282,7 +300,10 @@ export async function runUploads({ app, server, cred, say }) {
         error = caught
       }
       const ms = performance.now() - started
-      const cpuUs = (await server.cpu()) - cpuBefore
+      const benchCpu = process.cpuUsage(benchCpuBefore)
+      const cpuAfter = await server.cpuUsage()
+      const cpuUser = cpuAfter.user - cpuBefore.user
+      const cpuSystem = cpuAfter.system - cpuBefore.system
       const rss = await server.rssStop()
       const hwm = hwmReset ? kernelPeak.read(server.child.pid) : null
       const run = {
@@ -290,7 +311,10 @@ export async function runUploads({ app, server, cred, say }) {
         round,
         ms: Math.round(ms),
         MBps: round1(mb(size) / (ms / 1000)),
-        serverCpuMs: Math.round(cpuUs / 1000),
+        serverCpuMs: Math.round((cpuUser + cpuSystem) / 1000),
+        serverCpuSystemMs: Math.round(cpuSystem / 1000),
+        benchCpuMs: Math.round((benchCpu.user + benchCpu.system) / 1000),
+        benchCpuSystemMs: Math.round(benchCpu.system / 1000),
         rssBeforeMB: round1(mb(rss.first)),
         peakRssSampledMB: round1(mb(rss.max)),
         rssSamples: rss.samples,
@@ -325,20 +349,24 @@ export async function runUploads({ app, server, cred, say }) {
     }
 
     for (let round = 1; round <= uploadSettings.rounds; round++) {
-      await measure('streamed copy', round, async () => {
-        const target = join(app.storageRoot, '..', `bench-copy-${randomBytes(4).toString('hex')}.bin`)
-        try {
-          await streamedCopy(source, target)
-          return { status: 200, copied: (await stat(target)).size }
-        } finally {
-          await rm(target, { force: true })
-        }
-      })
-      await measure('multipart POST /files', round, async (name) => {
-        const res = await multipartUpload(app, cred, source, size, name)
-        return { ...res, slug: slugOf(res.body) }
-      })
-      if (withTus) {
+      if (kinds.has('copy')) {
+        await measure('streamed copy', round, async () => {
+          const target = join(app.storageRoot, '..', `bench-copy-${randomBytes(4).toString('hex')}.bin`)
+          try {
+            await streamedCopy(source, target)
+            return { status: 200, copied: (await stat(target)).size }
+          } finally {
+            await rm(target, { force: true })
+          }
+        })
+      }
+      if (kinds.has('multipart')) {
+        await measure('multipart POST /files', round, async (name) => {
+          const res = await multipartUpload(app, cred, source, size, name)
+          return { ...res, slug: slugOf(res.body) }
+        })
+      }
+      if (withTus && kinds.has('tus')) {
         await measure('tus (tus-js-client)', round, async (name) => {
           const before = await rootSlugs(app, cred)
           const res = await tusUpload(tus, link, source, name)
@@ -348,6 +376,8 @@ export async function runUploads({ app, server, cred, say }) {
       }
     }
   } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
     rmSync(workDir, { recursive: true, force: true })
   }
 
@@ -363,7 +393,8 @@ export async function runUploads({ app, server, cred, say }) {
       MBps: fastest?.MBps ?? null,
       allMBps: runs.map((run) => run.MBps),
       ratio: copy && fastest ? fastest.MBps / copy.MBps : null,
-      serverCpuMs: fastest?.serverCpuMs ?? null,
+      serverCpuMs: kind === 'streamed copy' ? null : (fastest?.serverCpuMs ?? null),
+      benchCpuMs: fastest?.benchCpuMs ?? null,
       peakRssSampledMB: kind === 'streamed copy' ? null : peak('peakRssSampledMB'),
       peakRssKernelMB:
         kind === 'streamed copy' || runs.some((run) => run.peakRssKernelMB === null) ? null : peak('peakRssKernelMB'),
@@ -372,6 +403,7 @@ export async function runUploads({ app, server, cred, say }) {
     }
     out.rows.push(row)
     if (kind === 'streamed copy') continue
+    if (!row.ok) continue
     const rssMB = row.peakRssKernelMB ?? row.peakRssSampledMB
     out.goals.push(
       {
@@ -389,13 +421,24 @@ export async function runUploads({ app, server, cred, say }) {
 
 /** The uploads table for the console. */
 export function formatUploadTable(rows) {
-  const header = ['Scenario', 'MB/s', 'runs MB/s', 'vs copy', 'server CPU s', 'RSS before MB', 'peak RSS MB', 'ok']
+  const header = [
+    'Scenario',
+    'MB/s',
+    'runs MB/s',
+    'vs copy',
+    'server CPU s',
+    'bench CPU s',
+    'RSS before MB',
+    'peak RSS MB',
+    'ok',
+  ]
   const lines = rows.map((r) => [
     r.scenario,
     r.MBps === null ? '-' : r.MBps.toFixed(1),
     r.allMBps.map((v) => v.toFixed(0)).join(' / '),
     r.ratio === null ? '-' : `${(r.ratio * 100).toFixed(1)}%`,
     r.serverCpuMs === null ? '-' : (r.serverCpuMs / 1000).toFixed(2),
+    r.benchCpuMs === null ? '-' : (r.benchCpuMs / 1000).toFixed(2),
     r.scenario === 'streamed copy' ? '-' : String(r.rssBeforeMB),
     r.scenario === 'streamed copy' ? '-' : `${r.peakRssKernelMB ?? '?'} (sampled ${r.peakRssSampledMB})`,
     r.ok ? 'yes' : 'NO',

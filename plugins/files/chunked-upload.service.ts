@@ -1,5 +1,5 @@
 import { PassThrough, type Readable } from 'node:stream'
-import { type EntityManager, type KernelServices, invalid, transaction } from '../../src/kernel/index.js'
+import { type EntityManager, type KernelServices, invalid, tooLarge, transaction } from '../../src/kernel/index.js'
 import { lockPlatform } from '../platforms/index.js'
 import { SNIFF_BYTES, sniff } from './content-type.js'
 import { DirectoryEntity } from './directory.entity.js'
@@ -78,6 +78,8 @@ export async function receivePiece(
     received: ReceivedBytes
     /** How long the assembled object is guarded before it is recorded (`files.pending_ttl`). */
     guardSeconds: number
+    /** `files.max_file_size` (Infinity: none): it bounds the whole file, not only each piece (413). */
+    maxBytes: number
   },
 ): Promise<PieceOutcome> {
   const { uploader, piece, received } = input
@@ -118,6 +120,9 @@ export async function receivePiece(
       const replaced = row.pieces[piece.chunk]
       const usage = await spaceUsage(tx, uploader, row.id)
       const others = row.receivedBytes - (row.pieceSizes[piece.chunk] ?? 0)
+      if (others + received.size > input.maxBytes) {
+        throw tooLarge(`The file is larger than ${input.maxBytes} bytes, the largest this server accepts.`)
+      }
       requireSpace(usage, others + received.size, 'chunk')
       const pieces = [...row.pieces]
       const sizes = [...row.pieceSizes]

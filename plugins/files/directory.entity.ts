@@ -1,4 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
+import { cascadingReference } from '../../src/kernel/index.js'
 import type { User } from '../identity/index.js'
 
 /** A directory of a user's file store. The root (`/files`) is implicit: top-level directories have no parent. */
@@ -19,15 +20,8 @@ export const DirectoryEntity = new EntitySchema<Directory>({
     id: { type: 'integer', primary: true, autoincrement: true },
     slug: { type: 'string', length: 64, unique: true },
     name: { type: 'string', length: 255 },
-    user: { kind: 'm:1', entity: 'User', deleteRule: 'cascade', updateRule: 'cascade', index: true },
-    parent: {
-      kind: 'm:1',
-      entity: 'Directory',
-      nullable: true,
-      deleteRule: 'cascade',
-      updateRule: 'cascade',
-      index: true,
-    },
+    user: cascadingReference('User'),
+    parent: cascadingReference('Directory', { nullable: true }),
     createdAt: { type: 'datetime', onCreate: () => new Date() },
   },
 })

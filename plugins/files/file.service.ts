@@ -11,7 +11,7 @@ import { fileView } from './file.queries.js'
 import type { FileView } from './files.types.js'
 import { PendingUploadEntity } from './pending-upload.entity.js'
 import { StoredFileEntity } from './stored-file.entity.js'
-import { emptyTrash, trash } from './trash.service.js'
+import { emptyAfterCommit, emptyTrash, trash } from './trash.service.js'
 
 const FILE_ROWS = `select f.*, u.username, d.slug as directory_slug from files f join users u on u.id = f.user_id
   left join directories d on d.id = f.directory_id`
@@ -58,6 +58,8 @@ export async function deleteUserFiles(
   )
   await tx.nativeDelete(PendingUploadEntity, { user: { $in: [...userIds] } })
   await tx.execute(`delete from directories where user_id in (${userIds.map(() => '?').join(',')})`, [...userIds])
+  // The caller's transaction commits after this returns: its trash is emptied then.
+  emptyAfterCommit(tx)
 }
 
 /** What `PUT /file/<slug>` may change. */

@@ -19,7 +19,7 @@ export const filesConfigSchema = z
     upload_base_url: z.string().default(''),
     /** Size of the pieces the html upload page sends, in bytes (default 64 MB, as the spec says). */
     upload_piece_size: z.coerce.number().int().min(1024).default(67108864),
-    /** When the purge job runs (cron syntax, server time); empty: never (run `mediactl files purge` instead). */
+    /** When the purge job runs (cron syntax, server time); empty: never (run `mediactl purge` from cron instead). */
     purge_schedule: z
       .string()
       .default('17 * * * *')

@@ -12,7 +12,10 @@ import init from './migrations/20261122-files-init.js'
 import { PendingUploadEntity } from './pending-upload.entity.js'
 import { StorageTrashEntity } from './storage-trash.entity.js'
 import { StoredFileEntity } from './stored-file.entity.js'
+import { emptyTrashOnCommit } from './trash.service.js'
 import { type PurgeStep, purge, schedulePurge } from './purge.job.js'
+import { tusPurgeStep } from './tus.service.js'
+import { tusRoutes } from './tus.routes.js'
 import { uploadEndpointRoutes } from './upload-endpoint.routes.js'
 import { uploadLinkRoutes } from './upload-link.routes.js'
 import { uploadRoutes } from './upload.routes.js'
@@ -45,6 +48,7 @@ export default definePlugin({
     ctx.routes((r) => {
       uploadLinkRoutes(r, ctx.config)
       uploadEndpointRoutes(r, ctx.config)
+      tusRoutes(r, ctx.config)
       uploadRoutes(r, ctx.config)
       directoryRoutes(r)
       fileRoutes(r)
@@ -52,15 +56,22 @@ export default definePlugin({
     ctx.on('platform.describe', async ({ reader, platform, stats }) => {
       stats.usedSpace = await fileQueries.platformBytes(reader, platform.id)
     })
+    emptyTrashOnCommit(ctx.services, () => ctx.em())
     ctx.on('user.deleting', ({ em, user }) => deleteUserFiles(ctx.services, em, [user.id]))
     ctx.on('platform.users-deleting', ({ em, userIds }) => deleteUserFiles(ctx.services, em, userIds))
     ctx.on('metadata.deleted', ({ em, definition }) => dropMetadataValues(em, definition))
-    const purgeSteps: PurgeStep[] = []
-    const runPurge = () => purge(ctx.services, ctx.em(), ctx.config, purgeSteps)
+    const purgeSteps: PurgeStep[] = [tusPurgeStep(ctx.services, () => ctx.em(), ctx.config)]
+    const runPurge = (now?: Date) => purge(ctx.services, ctx.em(), ctx.config, purgeSteps, now)
+    ctx.on('maintenance.purge', async ({ now, report }) => {
+      const done = await runPurge(now)
+      report['pending uploads'] = done.pendingUploads
+      report['expired resumable uploads'] = done.other
+      report['stored objects of deleted files'] = done.trash
+    })
     if (ctx.config.purge_schedule) {
       let job: CronJob | undefined
       ctx.onServe(() => {
-        job = schedulePurge(ctx.config.purge_schedule, ctx.log, runPurge)
+        job = schedulePurge(ctx.config.purge_schedule, ctx.log, () => runPurge())
       })
       ctx.onStop(() => job?.stop())
     }

@@ -1,4 +1,5 @@
 import { BigIntType, EntitySchema, JsonType } from '@mikro-orm/core'
+import { cascadingReference } from '../../src/kernel/index.js'
 import type { User } from '../identity/index.js'
 import type { Platform } from '../platforms/index.js'
 import type { Directory } from './directory.entity.js'
@@ -33,16 +34,9 @@ export const PendingUploadEntity = new EntitySchema<PendingUpload>({
     pieces: { type: JsonType },
     pieceSizes: { type: JsonType },
     receivedBytes: { type: new BigIntType('number') },
-    user: { kind: 'm:1', entity: 'User', deleteRule: 'cascade', updateRule: 'cascade', index: true },
-    platform: { kind: 'm:1', entity: 'Platform', deleteRule: 'cascade', updateRule: 'cascade', index: true },
-    directory: {
-      kind: 'm:1',
-      entity: 'Directory',
-      nullable: true,
-      deleteRule: 'cascade',
-      updateRule: 'cascade',
-      index: true,
-    },
+    user: cascadingReference('User'),
+    platform: cascadingReference('Platform'),
+    directory: cascadingReference('Directory', { nullable: true }),
     createdAt: { type: 'datetime', onCreate: () => new Date() },
     updatedAt: { type: 'datetime', index: true },
   },

@@ -22,20 +22,27 @@ export async function spaceUsage(
   exceptPending?: number,
 ): Promise<SpaceUsage> {
   const except = exceptPending ?? 0
-  const [platformFiles, platformPending, userFiles, userPending, limits] = await Promise.all([
-    sum(em, 'select sum(stored_bytes) as n from files where platform_id = ?', [user.platformId]),
-    sum(em, 'select sum(received_bytes) as n from pending_uploads where platform_id = ? and id <> ?', [
-      user.platformId,
-      except,
-    ]),
-    sum(em, 'select sum(stored_bytes) as n from files where user_id = ?', [user.id]),
-    sum(em, 'select sum(received_bytes) as n from pending_uploads where user_id = ? and id <> ?', [user.id, except]),
-    em.execute<{ max_space: number | string; quota: number | string }[]>(
-      `select p.max_space, r.quota from users u join platforms p on p.id = u.platform_id
-       join profiles r on r.id = u.profile_id where u.id = ?`,
-      [user.id],
-    ),
+  // One query after the other: inside a transaction `em` holds one connection, and PostgreSQL
+  // clients refuse (pg 9) or queue (pg 8, with a deprecation warning) overlapping queries on it.
+  const platformFiles = await sum(em, 'select sum(stored_bytes) as n from files where platform_id = ?', [
+    user.platformId,
   ])
+  const platformPending = await sum(
+    em,
+    'select sum(received_bytes) as n from pending_uploads where platform_id = ? and id <> ?',
+    [user.platformId, except],
+  )
+  const userFiles = await sum(em, 'select sum(stored_bytes) as n from files where user_id = ?', [user.id])
+  const userPending = await sum(
+    em,
+    'select sum(received_bytes) as n from pending_uploads where user_id = ? and id <> ?',
+    [user.id, except],
+  )
+  const limits = await em.execute<{ max_space: number | string; quota: number | string }[]>(
+    `select p.max_space, r.quota from users u join platforms p on p.id = u.platform_id
+     join profiles r on r.id = u.profile_id where u.id = ?`,
+    [user.id],
+  )
   return {
     platformUsed: platformFiles + platformPending,
     platformMax: Number(limits[0]?.max_space ?? 0),

@@ -1,10 +1,40 @@
 import type { EntityManager, KernelServices } from '../../src/kernel/index.js'
 import { StorageTrashEntity } from './storage-trash.entity.js'
 
+/** Transactions whose trash `emptyTrashOnCommit` empties once they commit (see `emptyAfterCommit`). */
+const toEmpty = new WeakSet<EntityManager>()
+
 /** Records stored bytes to remove (prefixes ending with `/`, or keys), in the caller's transaction. */
 export function trash(tx: EntityManager, targets: readonly string[]): void {
   const now = new Date()
   for (const target of targets) tx.create(StorageTrashEntity, { target, notBefore: now, createdAt: now })
+}
+
+/**
+ * Has the trash emptied as soon as `tx`, a transaction the file store only joins, commits:
+ * deleting a user or a platform runs in the identity and platforms plugins' transaction
+ * (`user.deleting`, `platform.users-deleting`), after which nothing of the file store runs.
+ * The file store's own deletions call `emptyTrash` themselves once they committed.
+ */
+export function emptyAfterCommit(tx: EntityManager): void {
+  toEmpty.add(tx)
+}
+
+/**
+ * Empties the trash after the commit of each transaction given to `emptyAfterCommit`. A
+ * rolled-back transaction removes nothing. A failure is logged: the purge job retries.
+ */
+export function emptyTrashOnCommit(services: KernelServices, em: () => EntityManager): void {
+  em()
+    .getEventManager()
+    .registerSubscriber({
+      afterTransactionCommit: async ({ em: committed }) => {
+        if (!toEmpty.delete(committed as EntityManager)) return
+        await emptyTrash(services, em()).catch((error: unknown) =>
+          services.log.warn({ err: error }, 'trash not emptied after commit; the purge job retries'),
+        )
+      },
+    })
 }
 
 /**

@@ -15,6 +15,7 @@ import type { FileView } from './files.types.js'
 import { type PendingUpload, PendingUploadEntity } from './pending-upload.entity.js'
 import type { PurgeStep } from './purge.job.js'
 import { requireSpace, spaceUsage } from './space.service.js'
+import { guardUpload } from './trash.service.js'
 import { type ReceivedBytes, type Uploader, commitFile, discard, newPrefix } from './upload.service.js'
 
 /**
@@ -37,7 +38,9 @@ export function reservationOf(em: EntityManager, uploadId: string, userId: numbe
 
 /** Marks the upload as active now, so the purge leaves its reservation alone for another `files.pending_ttl`. */
 export async function touchReservation(em: EntityManager, uploadId: string): Promise<void> {
-  await em.fork().nativeUpdate(PendingUploadEntity, { name: reservationName(uploadId), chunks: 0 }, { updatedAt: new Date() })
+  await em
+    .fork()
+    .nativeUpdate(PendingUploadEntity, { name: reservationName(uploadId), chunks: 0 }, { updatedAt: new Date() })
 }
 
 /** Frees the space an upload held (terminated, refused, failed). */
@@ -111,12 +114,13 @@ const finishing = new Map<string, Promise<FileView>>()
 export function finishTusUpload(
   services: KernelServices,
   em: EntityManager,
+  config: FilesConfig,
   port: ResumableUploadsPort,
   input: { uploader: Uploader; uploadId: string; name: string },
 ): Promise<FileView> {
   const running = finishing.get(input.uploadId)
   if (running) return running
-  const promise = finish(services, em, port, input).finally(() => finishing.delete(input.uploadId))
+  const promise = finish(services, em, config, port, input).finally(() => finishing.delete(input.uploadId))
   finishing.set(input.uploadId, promise)
   return promise
 }
@@ -124,6 +128,7 @@ export function finishTusUpload(
 async function finish(
   services: KernelServices,
   em: EntityManager,
+  config: FilesConfig,
   port: ResumableUploadsPort,
   input: { uploader: Uploader; uploadId: string; name: string },
 ): Promise<FileView> {
@@ -131,7 +136,9 @@ async function finish(
   const forget = async (): Promise<void> => {
     await port
       .remove(uploadId)
-      .catch((error: unknown) => services.log.warn({ err: error, uploadId }, 'tus upload not removed; the purge retries'))
+      .catch((error: unknown) =>
+        services.log.warn({ err: error, uploadId }, 'tus upload not removed; the purge retries'),
+      )
     await releaseReservation(em, [uploadId])
   }
   const reservation = await reservationOf(em, uploadId, uploader.id)
@@ -140,12 +147,16 @@ async function finish(
     throw new HttpError(410, 'This upload no longer exists: it expired, or its directory or its user was deleted.')
   }
   const prefix = newPrefix()
+  const key = `${prefix}source`
+  // Like any upload, the prefix is guarded before bytes land there: a process killed before
+  // the file row leaves them to the purge, not forever.
+  const guard = await guardUpload(em, prefix, config.pending_ttl)
   let received: ReceivedBytes
   try {
-    const { size } = await port.adopt(uploadId, `${prefix}source`)
-    received = { key: `${prefix}source`, prefix, size, sniffed: sniff(await headOf(services, `${prefix}source`)) }
+    const { size } = await port.adopt(uploadId, key)
+    received = { key, prefix, size, sniffed: sniff(await headOf(services, key)), guard }
   } catch (error) {
-    await discard(services, { key: `${prefix}source`, prefix, size: 0, sniffed: sniff(Buffer.alloc(0)) })
+    await discard(services, em, { key, prefix, size: 0, sniffed: sniff(Buffer.alloc(0)), guard })
     await forget()
     throw error
   }

@@ -26,7 +26,7 @@ const SCRIPT_TYPE = 'text/javascript; charset=utf-8'
 /** Asset URLs carry a version (`?v=`), so a cached copy never outlives its version. */
 const ASSET_CACHE = 'public, max-age=31536000, immutable'
 
-/** The plupload build served to the page, found in node_modules (from src/ as from dist/). */
+/** The Flow.js browser build served to the page, found in node_modules (from src/ as from dist/). */
 interface Library {
   path: string
   version: string
@@ -35,11 +35,11 @@ interface Library {
 
 let library: Library | undefined
 
-function plupload(): Library {
+function flowJs(): Library {
   if (!library) {
     const require = createRequire(import.meta.url)
-    const path = require.resolve('plupload/js/plupload.full.min.js')
-    const { version } = JSON.parse(readFileSync(require.resolve('plupload/package.json'), 'utf8')) as {
+    const path = require.resolve('@flowjs/flow.js/dist/flow.min.js')
+    const { version } = JSON.parse(readFileSync(require.resolve('@flowjs/flow.js/package.json'), 'utf8')) as {
       version: string
     }
     library = { path, version, size: statSync(path).size }
@@ -47,12 +47,12 @@ function plupload(): Library {
   return library
 }
 
-/** The page's scripts, relative to `/upload/html`; none when plupload is missing (the plain form still works). */
+/** The page's scripts, relative to `/upload/html`; none when Flow.js is missing (the plain form still works). */
 function pageScripts(c: HttpContext): string[] {
   try {
-    return [`assets/plupload.full.min.js?v=${plupload().version}`, `assets/upload-page.js?v=${PAGE_SCRIPT_VERSION}`]
+    return [`assets/flow.min.js?v=${flowJs().version}`, `assets/upload-page.js?v=${PAGE_SCRIPT_VERSION}`]
   } catch (error) {
-    c.log.error({ err: error }, 'plupload is not installed: the upload page falls back to a plain form')
+    c.log.error({ err: error }, 'Flow.js is not installed: the upload page falls back to a plain form')
     return []
   }
 }
@@ -142,7 +142,7 @@ function asset(c: HttpContext, etag: string, body: () => Reply['body'], size: nu
 
 /**
  * The endpoints behind upload links (docs/api.md, Upload links and the upload endpoints):
- * `POST /upload/json` answers JSON only; `GET /upload/html` is the upload page (plupload,
+ * `POST /upload/json` answers JSON only; `GET /upload/html` is the upload page (Flow.js,
  * pieces of `files.upload_piece_size`) and `POST /upload/html` its plain-form fallback. The
  * token of the link is the only credential: no Digest.
  */
@@ -195,10 +195,10 @@ export function uploadEndpointRoutes(r: Router, config: FilesConfig): void {
   )
 
   r.get(
-    '/upload/assets/plupload.full.min.js',
+    '/upload/assets/flow.min.js',
     (c) => {
-      const { path, version, size } = plupload()
-      return asset(c, `"plupload-${version}"`, () => createReadStream(path), size)
+      const { path, version, size } = flowJs()
+      return asset(c, `"flowjs-${version}"`, () => createReadStream(path), size)
     },
     { public: true, permission: ASSET_PERMISSION, produces: 'text/javascript' },
   )

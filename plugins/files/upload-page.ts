@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto'
  * The html upload page behind an upload link, kept as TypeScript strings: the build (tsc)
  * copies no other file into dist/, and the package ships dist/ only. The page is a plain
  * multipart form that works without JavaScript; the script below turns it into a chunked
- * upload with plupload (pieces of `files.upload_piece_size` posted to the json endpoint).
+ * upload with Flow.js (MIT; pieces of `files.upload_piece_size` posted to the json endpoint).
  */
 
 /** Escapes text for HTML content and double-quoted attributes. */
@@ -52,6 +52,7 @@ function page(title: string, body: string, scripts: string[] = []): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
 </head>
@@ -132,22 +133,21 @@ ${back ? `<p><a href="${escapeHtml(back)}">Back to the upload form</a></p>` : ''
 }
 
 /**
- * The page's script: plupload (html5 runtime) sends the chosen or dropped file to the json
- * endpoint in pieces (`chunk`, `chunks`, `name`, the file as `file[path]`, `error=true`), shows
- * the progress, then the JSON result or error. Without plupload (script blocked, library
- * missing, init failure) nothing is intercepted and the form posts the whole file.
+ * The page's script: Flow.js sends the chosen or dropped file to the json endpoint in pieces
+ * (`chunk`, `chunks`, `name`, `error=true`, the file as `file[path]`; Flow.js adds its own
+ * `flow*` fields, which the endpoint ignores), one at a time and in order, shows the progress,
+ * then the JSON result or error. Without Flow.js (script blocked, library missing, a browser
+ * without the File API) nothing is intercepted and the form posts the whole file.
  */
 export const PAGE_SCRIPT = `(function () {
   'use strict'
   var form = document.getElementById('upload')
-  if (!form || !window.plupload) return
+  if (!form || typeof window.Flow !== 'function') return
   var input = document.getElementById('file')
   var drop = document.getElementById('drop')
   var button = document.getElementById('start')
   var bar = document.getElementById('progress')
   var result = document.getElementById('result')
-  var ready = false
-  var starting = false
   var dropped = null
 
   function show(state, nodes) {
@@ -159,50 +159,48 @@ export const PAGE_SCRIPT = `(function () {
     }
   }
 
-  function failure(text) {
+  function parse(text) {
     try {
-      var answer = JSON.parse(text)
-      if (answer && answer.error && answer.error.message) return answer.error.message
-    } catch (e) {}
-    return ''
+      return JSON.parse(text)
+    } catch (e) {
+      return null
+    }
   }
 
-  var uploader = new plupload.Uploader({
-    runtimes: 'html5',
-    url: form.getAttribute('data-url'),
-    drop_element: drop,
-    file_data_name: 'file[path]',
-    multipart_params: { error: 'true' },
-    chunk_size: Number(form.getAttribute('data-piece-size')),
-    max_retries: 0,
-    multi_selection: false
+  var flow = new Flow({
+    target: form.getAttribute('data-url'),
+    fileParameterName: 'file[path]',
+    chunkSize: Number(form.getAttribute('data-piece-size')),
+    // Every piece at most chunkSize (else the last one may grow to almost twice as much).
+    forceChunkSize: true,
+    // The server takes the pieces in order only.
+    simultaneousUploads: 1,
+    singleFile: true,
+    allowDuplicateUploads: true,
+    testChunks: false,
+    query: function (file, chunk) {
+      return { chunk: chunk.offset, chunks: file.chunks.length, name: file.name, error: 'true' }
+    },
+    // A refusal is final: report it rather than send the piece again.
+    permanentErrors: [400, 401, 403, 404, 406, 412, 413, 415, 500, 501],
+    // A network failure or a 5xx of a proxy: the same piece again, twice at most.
+    maxChunkRetries: 2,
+    chunkRetryInterval: 1000,
+    progressCallbacksInterval: 100
   })
+  if (!flow.support) return
 
-  uploader.bind('PostInit', function () {
-    ready = true
-    drop.className = 'ready'
-    input.required = false
+  drop.className = 'ready'
+  input.required = false
+
+  flow.on('fileProgress', function (file) {
+    var percent = Math.floor(file.progress() * 100)
+    bar.value = percent
+    show('uploading', ['Uploading ' + file.name + ': ' + percent + ' %'])
   })
-  uploader.bind('FilesAdded', function (up, files) {
-    if (starting) {
-      starting = false
-      up.start()
-      return
-    }
-    dropped = files[files.length - 1].getNative()
-    up.splice()
-    input.value = ''
-    drop.textContent = 'Chosen: ' + dropped.name
-  })
-  uploader.bind('UploadProgress', function (up, file) {
-    bar.value = file.percent
-    show('uploading', ['Uploading ' + file.name + ': ' + file.percent + ' %'])
-  })
-  uploader.bind('FileUploaded', function (up, file, info) {
-    var answer = null
-    try {
-      answer = JSON.parse(info.response)
-    } catch (e) {}
+  flow.on('fileSuccess', function (file, message) {
+    button.disabled = false
+    var answer = parse(message)
     if (!answer || !answer.result) {
       show('error', ['Upload failed: the server answered something unexpected.'])
       return
@@ -213,28 +211,37 @@ export const PAGE_SCRIPT = `(function () {
     link.textContent = answer.result.name
     show('done', ['Uploaded ', link, ' (' + answer.result.size + ' bytes).'])
   })
-  uploader.bind('UploadComplete', function () {
+  flow.on('fileError', function (file, message, chunk) {
     button.disabled = false
-  })
-  uploader.bind('Error', function (up, error) {
-    button.disabled = false
-    if (error.code === plupload.INIT_ERROR) return
-    var message = failure(error.response || '')
-    if (!message) message = error.status === 0 ? 'the server could not be reached.' : error.message
-    show('error', ['Upload failed: ' + message])
+    var answer = parse(message)
+    var status = chunk && chunk.xhr ? chunk.xhr.status : 0
+    var text = answer && answer.error && answer.error.message
+    if (!text) text = status ? 'the server answered ' + status + '.' : 'the server could not be reached.'
+    show('error', ['Upload failed: ' + text])
   })
 
   input.addEventListener('change', function () {
     dropped = null
     drop.textContent = 'or drop a file here'
   })
-  drop.addEventListener('dragover', function () { drop.className = 'ready over' })
+  drop.addEventListener('dragover', function (event) {
+    event.preventDefault()
+    drop.className = 'ready over'
+  })
   drop.addEventListener('dragleave', function () { drop.className = 'ready' })
-  drop.addEventListener('drop', function () { drop.className = 'ready' })
+  drop.addEventListener('drop', function (event) {
+    event.preventDefault()
+    drop.className = 'ready'
+    var files = event.dataTransfer && event.dataTransfer.files
+    if (!files || !files.length) return
+    dropped = files[files.length - 1]
+    input.value = ''
+    drop.textContent = 'Chosen: ' + dropped.name
+  })
 
   form.addEventListener('submit', function (event) {
-    if (!ready) return
     event.preventDefault()
+    if (button.disabled) return
     var file = dropped || (input.files && input.files[0])
     if (!file) {
       show('error', ['Choose a file first.'])
@@ -244,16 +251,10 @@ export const PAGE_SCRIPT = `(function () {
     bar.hidden = false
     bar.value = 0
     show('uploading', ['Uploading ' + file.name + '...'])
-    startWith(file)
+    flow.cancel()
+    flow.addFile(file)
+    flow.upload()
   })
-
-  function startWith(file) {
-    uploader.splice()
-    starting = true
-    uploader.addFile(file)
-  }
-
-  uploader.init()
 })()
 `
 

@@ -30,6 +30,7 @@ export async function readUploadBody(
   beforeFile: () => void = () => undefined,
 ): Promise<UploadBody> {
   const body: Partial<UploadBody> = {}
+  let receiving: Promise<ReceivedBytes> | undefined
   try {
     body.form = await c.form(
       async (part) => {
@@ -39,12 +40,16 @@ export async function readUploadBody(
         }
         beforeFile()
         body.filename = part.filename
-        body.received = await receiveBytes(c.services, c.em, config, uploader, part.stream)
+        receiving = receiveBytes(c.services, c.em, config, uploader, part.stream)
+        body.received = await receiving
       },
       { maxFiles: 4 },
     )
   } catch (error) {
-    await discard(c.services, c.em, body.received)
+    // The form fails as soon as the body does (cut off or malformed after the file part, one
+    // file part too many), maybe while the file part is still being stored: wait for it, so
+    // its bytes are removed now rather than left in storage with no row.
+    await discard(c.services, c.em, body.received ?? (await receiving?.catch(() => undefined)))
     throw error
   }
   return body as UploadBody
@@ -82,6 +87,7 @@ export async function storeUpload(
         piece,
         received,
         guardSeconds: config.pending_ttl,
+        maxBytes: config.max_file_size > 0 ? config.max_file_size : Infinity,
       })
     }
     return { done: true, file: await commitFile(c.services, c.em, { uploader, directoryId, name, received }) }

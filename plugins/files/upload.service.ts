@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { type Readable, Transform, type TransformCallback } from 'node:stream'
+import { type Readable, Transform, type TransformCallback, pipeline } from 'node:stream'
 import {
   type EntityManager,
   type KernelServices,
@@ -81,13 +81,13 @@ export async function receiveBytes(
   const cap = Math.min(left, sizeCap)
   const prefix = newPrefix()
   const key = `${prefix}source`
-  const head = new Head()
-  source.on('error', (error) => head.destroy(error))
+  // pipeline, not pipe: when the source fails (the client gone) before the storage reads
+  // `head`, `head` fails too, with its error handled (an unhandled 'error' would crash the
+  // process), and the write then rejects instead of waiting for bytes that never come.
+  const head = pipeline(source, new Head(), () => undefined)
   const guard = await guardUpload(em, prefix, config.pending_ttl)
   try {
-    const { size } = await services.ports
-      .get('storage')
-      .write(key, source.pipe(head), cap === Infinity ? {} : { maxBytes: cap })
+    const { size } = await services.ports.get('storage').write(key, head, cap === Infinity ? {} : { maxBytes: cap })
     return { key, prefix, size, sniffed: sniff(head.bytes), guard }
   } catch (error) {
     // The backend kept nothing of a failed write.

@@ -1,4 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
+import { cascadingReference } from '../../src/kernel/index.js'
 import type { Platform } from '../platforms/index.js'
 import type { Group } from './group.entity.js'
 import type { Role } from './role.entity.js'
@@ -31,12 +32,12 @@ export const AccessEntity = new EntitySchema<Access>({
   properties: {
     id: { type: 'integer', primary: true, autoincrement: true },
     publicId: { type: 'string', length: 16, unique: true },
-    user: { kind: 'm:1', entity: 'User', nullable: true, deleteRule: 'cascade', updateRule: 'cascade', index: true },
-    group: { kind: 'm:1', entity: 'Group', nullable: true, deleteRule: 'cascade', updateRule: 'cascade', index: true },
+    user: cascadingReference('User', { nullable: true }),
+    group: cascadingReference('Group', { nullable: true }),
     objectKind: { type: 'string', length: 32 },
     objectId: { type: 'integer' },
     role: { kind: 'm:1', entity: 'Role', deleteRule: 'restrict', updateRule: 'cascade', index: true },
-    platform: { kind: 'm:1', entity: 'Platform', deleteRule: 'cascade', updateRule: 'cascade', index: true },
+    platform: cascadingReference('Platform'),
     createdAt: { type: 'datetime', onCreate: () => new Date() },
   },
   indexes: [{ properties: ['objectKind', 'objectId'] }],

@@ -1,4 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
+import { cascadingReference } from '../../src/kernel/index.js'
 import type { Group } from './group.entity.js'
 import type { User } from './user.entity.js'
 
@@ -15,8 +16,8 @@ export const GroupMemberEntity = new EntitySchema<GroupMember>({
   tableName: 'group_members',
   properties: {
     id: { type: 'integer', primary: true, autoincrement: true },
-    group: { kind: 'm:1', entity: 'Group', deleteRule: 'cascade', updateRule: 'cascade', index: true },
-    user: { kind: 'm:1', entity: 'User', deleteRule: 'cascade', updateRule: 'cascade', index: true },
+    group: cascadingReference('Group'),
+    user: cascadingReference('User'),
     createdAt: { type: 'datetime', onCreate: () => new Date() },
   },
   uniques: [{ properties: ['group', 'user'] }],

@@ -1,4 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
+import { cascadingReference } from '../../src/kernel/index.js'
 import type { Platform } from '../platforms/index.js'
 
 /** A set of users of one platform; accesses granted to it apply to every member. */
@@ -17,7 +18,7 @@ export const GroupEntity = new EntitySchema<Group>({
     id: { type: 'integer', primary: true, autoincrement: true },
     slug: { type: 'string', length: 64, unique: true },
     name: { type: 'string', length: 255 },
-    platform: { kind: 'm:1', entity: 'Platform', deleteRule: 'cascade', updateRule: 'cascade', index: true },
+    platform: cascadingReference('Platform'),
     createdAt: { type: 'datetime', onCreate: () => new Date() },
   },
 })

@@ -1,4 +1,5 @@
 import { BigIntType, EntitySchema, JsonType } from '@mikro-orm/core'
+import { cascadingReference } from '../../src/kernel/index.js'
 import type { Platform } from '../platforms/index.js'
 
 /** A platform-level permission set with a storage quota; every user has exactly one. */
@@ -23,7 +24,7 @@ export const ProfileEntity = new EntitySchema<Profile>({
     name: { type: 'string', length: 255 },
     quota: { type: new BigIntType('number') },
     permissions: { type: JsonType },
-    platform: { kind: 'm:1', entity: 'Platform', deleteRule: 'cascade', updateRule: 'cascade', index: true },
+    platform: cascadingReference('Platform'),
     createdAt: { type: 'datetime', onCreate: () => new Date() },
   },
 })

@@ -1,4 +1,5 @@
 import { EntitySchema, JsonType } from '@mikro-orm/core'
+import { cascadingReference } from '../../src/kernel/index.js'
 import type { Platform } from '../platforms/index.js'
 
 /** A named set of role flags, granted on objects through accesses. */
@@ -20,7 +21,7 @@ export const RoleEntity = new EntitySchema<Role>({
     slug: { type: 'string', length: 64, unique: true },
     name: { type: 'string', length: 255 },
     permissions: { type: JsonType },
-    platform: { kind: 'm:1', entity: 'Platform', deleteRule: 'cascade', updateRule: 'cascade', index: true },
+    platform: cascadingReference('Platform'),
     createdAt: { type: 'datetime', onCreate: () => new Date() },
   },
 })

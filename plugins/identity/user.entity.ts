@@ -1,4 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core'
+import { cascadingReference } from '../../src/kernel/index.js'
 import type { Platform } from '../platforms/index.js'
 import type { Profile } from './profile.entity.js'
 
@@ -45,7 +46,7 @@ export const UserEntity = new EntitySchema<User>({
     isActive: { type: 'boolean' },
     passwordHash: { type: 'string', length: 255, nullable: true },
     ha1: { type: 'string', length: 32 },
-    platform: { kind: 'm:1', entity: 'Platform', deleteRule: 'cascade', updateRule: 'cascade', index: true },
+    platform: cascadingReference('Platform'),
     profile: { kind: 'm:1', entity: 'Profile', deleteRule: 'restrict', updateRule: 'cascade', index: true },
     createdAt: { type: 'datetime', onCreate: () => new Date() },
   },

@@ -1,4 +1,5 @@
 import { EntitySchema, JsonType } from '@mikro-orm/core'
+import { cascadingReference } from '../../src/kernel/index.js'
 import type { Platform } from '../platforms/index.js'
 import type { FileType, MetadataType } from './metadata.types.js'
 
@@ -30,7 +31,7 @@ export const MetadataDefinitionEntity = new EntitySchema<MetadataDefinition>({
     fileTypes: { type: JsonType },
     isProtected: { type: 'boolean' },
     defaultValue: { type: 'text', nullable: true },
-    platform: { kind: 'm:1', entity: 'Platform', deleteRule: 'cascade', updateRule: 'cascade', index: true },
+    platform: cascadingReference('Platform'),
     createdAt: { type: 'datetime', onCreate: () => new Date() },
   },
   // Exact duplicates only: the service also refuses names differing in case, before inserting.

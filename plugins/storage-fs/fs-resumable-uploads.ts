@@ -96,7 +96,12 @@ export class FsResumableUploads implements ResumableUploadsPort {
     for (const id of ids) {
       // Writes move the bytes' modification time: the later of both files is the last activity.
       const times = await Promise.all(
-        [id, `${id}.json`].map((name) => lstat(join(this.directory, name)).then((info) => info.mtimeMs, () => 0)),
+        [id, `${id}.json`].map((name) =>
+          lstat(join(this.directory, name)).then(
+            (info) => info.mtimeMs,
+            () => 0,
+          ),
+        ),
       )
       if (Math.max(...times) >= olderThan.getTime()) continue
       await this.remove(id)

@@ -2,6 +2,7 @@ import Doctor from './commands/doctor.js'
 import Init from './commands/init.js'
 import Migrate from './commands/migrate.js'
 import PlatformCreate from './commands/platform-create.js'
+import Purge from './commands/purge.js'
 import Seed from './commands/seed.js'
 import Serve from './commands/serve.js'
 import UserCreate from './commands/user-create.js'
@@ -16,5 +17,6 @@ export const COMMANDS = {
   'user:create': UserCreate,
   'user:key': UserKey,
   'platform:create': PlatformCreate,
+  purge: Purge,
   doctor: Doctor,
 }

@@ -16,6 +16,12 @@ export interface KernelEvents {
    * points at them (accesses) goes too. The owning plugin emits it.
    */
   'authz.objects-deleted': { em: EntityManager; kind: string; ids: number[] }
+  /**
+   * Remove what abandoned work left behind (expired uploads, bytes of deleted files), as of
+   * `now`; add what was removed to `report`, by name. Emitted by `mediactl purge`; plugins
+   * may also run their part on their own schedule while serving.
+   */
+  'maintenance.purge': { now: Date; report: Record<string, number> }
 }
 
 export type EventName = keyof KernelEvents & string

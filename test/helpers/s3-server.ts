@@ -30,11 +30,15 @@ export interface LocalS3 {
   stop(): Promise<void>
 }
 
-/** Starts s3rver in a child process, serving a fresh temporary folder. */
-export async function startLocalS3(bucket = 'mediactl-test'): Promise<LocalS3> {
+/**
+ * Starts s3rver in a child process, serving a fresh temporary folder. `multipart` adds the
+ * ListParts and AbortMultipartUpload calls s3rver lacks (tus uploads need them).
+ */
+export async function startLocalS3(bucket = 'mediactl-test', options: { multipart?: boolean } = {}): Promise<LocalS3> {
   const dir = mkdtempSync(join(tmpdir(), 'mediactl-s3rver-'))
   const script = fileURLToPath(new URL('./s3rver-process.mjs', import.meta.url))
-  const child: ChildProcess = fork(script, [dir, bucket], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const args = [dir, bucket, ...(options.multipart ? ['multipart'] : [])]
+  const child: ChildProcess = fork(script, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message) => resolve((message as { port: number }).port))
     child.once('error', reject)

@@ -589,6 +589,15 @@ describe('HTTP conventions (default limits)', () => {
       expect(all).not.toMatch(/authorization/i)
     })
 
+    it('masks the values of query parameters named like a token (signed links carry credentials)', async () => {
+      await rawRequest(app.url + '/?log=token-check&token=s3cr3t.value&upload_token=other&Token=x', 'GET')
+      const masked = '/?log=token-check&token=[redacted]&upload_token=[redacted]&Token=[redacted]'
+      expect(await accessLines(masked, 1)).toHaveLength(1)
+      const all = readFileSync(logFile, 'utf8')
+      expect(all).not.toContain('s3cr3t.value')
+      expect(all).not.toContain('=other')
+    })
+
     it('logs the details of a 500 on the server side', async () => {
       await app.client.get('/kernel-test/boom?log=boom')
       const access = await accessLines('/kernel-test/boom?log=boom', 1)

@@ -52,6 +52,15 @@ function send(res: ServerResponse, reply: Reply, extra: Record<string, string>, 
   }
 }
 
+/**
+ * The request target as logged: query parameters named like a token (`token`, `upload_token`,
+ * ...) carry credentials (upload links, signed media URLs), so their values are masked.
+ */
+export function loggedTarget(url: string | undefined): string | undefined {
+  if (!url || !/token/i.test(url)) return url
+  return url.replace(/([?&][^=&#]*token[^=&#]*=)[^&#]*/gi, '$1[redacted]')
+}
+
 function splitTarget(url: string): { path: string; search: string } {
   const q = url.indexOf('?')
   return q === -1 ? { path: url, search: '' } : { path: url.slice(0, q), search: url.slice(q + 1) }
@@ -108,7 +117,7 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
       send(res, result, context.responseHeaders, options.isClosing?.() ?? false)
     } catch (error) {
       const known = toHttpError(error)
-      if (!known) log.error({ err: error, method: req.method, path: req.url }, 'request failed')
+      if (!known) log.error({ err: error, method: req.method, path: loggedTarget(req.url) }, 'request failed')
       const answer = known ?? new HttpError(500, 'Internal error: the server log has the details.')
       if (res.headersSent) {
         res.destroy()
@@ -133,7 +142,7 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
       log.info(
         {
           method: req.method,
-          path: req.url,
+          path: loggedTarget(req.url),
           status: res.writableFinished ? res.statusCode : 499,
           ms: Math.round((performance.now() - started) * 10) / 10,
           user: state.user ?? null,

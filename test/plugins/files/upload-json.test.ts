@@ -53,7 +53,10 @@ async function post(url: string, parts: Part[], headers: Record<string, string> 
 
 const filePart = (data: Buffer, filename = 'blob', name = 'file[path]'): Part => ({ name, filename, data })
 
-/** One piece of a chunked upload, as plupload sends it: fields first, then the bytes named `blob`. */
+/**
+ * One piece of a chunked upload, as the spec's external form sends it (a chunking library such
+ * as plupload): fields first, then the bytes named `blob`.
+ */
 const piece = (name: string, chunk: number | string, chunks: number | string, data: Buffer): Part[] => [
   { name: 'name', value: name },
   { name: 'chunk', value: String(chunk) },
@@ -61,6 +64,29 @@ const piece = (name: string, chunk: number | string, chunks: number | string, da
   { name: 'error', value: 'true' },
   filePart(data),
 ]
+
+/**
+ * One piece as the upload page sends it with Flow.js: our fields, then Flow.js's own (which the
+ * endpoint ignores), then the bytes under the file's real name.
+ */
+function flowPiece(name: string, chunk: number, sizes: number[], data: Buffer): Part[] {
+  const total = sizes.reduce((sum, size) => sum + size, 0)
+  return [
+    { name: 'chunk', value: String(chunk) },
+    { name: 'chunks', value: String(sizes.length) },
+    { name: 'name', value: name },
+    { name: 'error', value: 'true' },
+    { name: 'flowChunkNumber', value: String(chunk + 1) },
+    { name: 'flowChunkSize', value: String(sizes[0]) },
+    { name: 'flowCurrentChunkSize', value: String(data.length) },
+    { name: 'flowTotalSize', value: String(total) },
+    { name: 'flowIdentifier', value: `${total}-${name.replace(/[^0-9a-zA-Z_-]/g, '')}` },
+    { name: 'flowFilename', value: name },
+    { name: 'flowRelativePath', value: name },
+    { name: 'flowTotalChunks', value: String(sizes.length) },
+    filePart(data, name),
+  ]
+}
 
 function expectError(answer: JsonAnswer, status: number, message: string, fields?: Record<string, string>): void {
   expect(answer.status, JSON.stringify(answer.body)).toBe(status)
@@ -199,6 +225,23 @@ describe('upload endpoints: POST /upload/json', () => {
       expect(second.body).toEqual({ chunk: 1, chunks: 3, bytes: 200_000 })
       const last = await post(links.json, piece('film.mp4', 2, 3, c!))
       await expectFile(last, alice, { name: 'film.mp4', data: Buffer.concat([a!, b!, c!]), directory: slug })
+    })
+
+    it('takes the pieces of the upload page (Flow.js), ignoring its flow* fields', async () => {
+      const sizes = [4000, 4000, 1500]
+      const [a, b, c] = pieces(sizes)
+      expect((await post(root.json, flowPiece('flow film.mp4', 0, sizes, a!))).body).toEqual({
+        chunk: 0,
+        chunks: 3,
+        bytes: 4000,
+      })
+      expect((await post(root.json, flowPiece('flow film.mp4', 1, sizes, b!))).body).toEqual({
+        chunk: 1,
+        chunks: 3,
+        bytes: 8000,
+      })
+      const last = await post(root.json, flowPiece('flow film.mp4', 2, sizes, c!))
+      await expectFile(last, alice, { name: 'flow film.mp4', data: Buffer.concat([a!, b!, c!]), directory: null })
     })
 
     it('replaces a piece sent twice', async () => {

@@ -69,7 +69,9 @@ describe('upload endpoints: the html page', () => {
 
   /** The message of an HTML error page. */
   const errorOf = (body: string): string | undefined =>
-    /<p class="error" id="result" data-state="error" data-status="\d+">([^<]*)<\/p>/.exec(body)?.[1]
+    /<p class="error" id="result" data-state="error" data-status="\d+">([^<]*)<\/p>/
+      .exec(body)?.[1]
+      ?.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))
 
   const getPage = (url: string): Promise<Response> => rawRequest(url, 'GET', { headers: { accept: BROWSER_ACCEPT } })
 
@@ -220,11 +222,11 @@ describe('upload endpoints: the html page', () => {
         const page = await browser.newPage()
         const errors: string[] = []
         page.on('pageerror', (error) => errors.push(error.message))
-        const pieces: { method: string; chunk: string | undefined }[] = []
-        page.on('request', (request) => {
-          if (!request.url().includes('/upload/json?')) return
-          const body = request.postDataBuffer()?.toString('latin1') ?? ''
-          pieces.push({ method: request.method(), chunk: /name="chunk"\r\n\r\n(\d+)\r\n/.exec(body)?.[1] })
+        // What the server answered to each request of the page to the json endpoint, in order.
+        const answers: Promise<string>[] = []
+        page.on('response', (response) => {
+          const request = response.request()
+          if (request.url().includes('/upload/json?') && request.method() === 'POST') answers.push(response.text())
         })
         expect((await page.goto(links.html))?.status()).toBe(200)
         await page.waitForSelector('#drop.ready')
@@ -237,12 +239,16 @@ describe('upload endpoints: the html page', () => {
         expect(await page.getAttribute('#progress', 'value')).toBe('100')
         const href = (await page.getAttribute('#result a', 'href'))!
         expect(href).toMatch(new RegExp(`^${app.url}/file/[a-z0-9-]+$`))
-        expect(pieces.map((p) => p.method)).toEqual(['POST', 'POST', 'POST', 'POST'])
-        expect(pieces.map((p) => p.chunk ?? '?').filter((c) => c !== '?')).toEqual(
-          pieces.every((p) => p.chunk) ? ['0', '1', '2', '3'] : [],
-        )
+        const slug = href.split('/').pop()!
+        const piece = (chunk: number, bytes: number) => ({ chunk, chunks: 4, bytes })
+        expect((await Promise.all(answers)).map((body) => JSON.parse(body) as unknown)).toEqual([
+          piece(0, PIECE),
+          piece(1, 2 * PIECE),
+          piece(2, 3 * PIECE),
+          { result: { slug, name: 'holiday film.mp4', size: data.length, href } },
+        ])
         expect(errors).toEqual([])
-        await expectStored(href.split('/').pop()!, 'holiday film.mp4', data, directory)
+        await expectStored(slug, 'holiday film.mp4', data, directory)
         await page.close()
       })
 

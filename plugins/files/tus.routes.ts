@@ -1,0 +1,327 @@
+import { randomBytes } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import { EVENTS, Metadata, Server, type Upload } from '@tus/server'
+import {
+  type EntityManager,
+  HttpError,
+  type HttpContext,
+  type KernelServices,
+  RESUMABLE_UPLOAD_ID,
+  type Reply,
+  type ResumableUploadsPort,
+  type Router,
+  badRequest,
+  notFound,
+  reply,
+} from '../../src/kernel/index.js'
+import { safeFileName } from './file-name.js'
+import type { FilesConfig } from './files.config.js'
+import type { FileView } from './files.types.js'
+import { finishTusUpload, releaseReservation, reservationOf, reserve, touchReservation } from './tus.service.js'
+import { type UploadTarget, checkUploadToken, tokenOf, uploadBase } from './upload-token.js'
+
+const PERMISSION = 'public: the upload token is the credential (signed, expiring, bound to a user and a directory)'
+/** The tus protocol version spoken (@tus/server's). */
+const TUS_RESUMABLE = '1.0.0'
+/** The ids this endpoint makes (32 hex digits), the only ones its URLs may name. */
+const UPLOAD_ID = /^[0-9a-f]{32}$/
+/** The path of an upload, at the end of a request URL (behind any base path). */
+const UPLOAD_PATH = /\/upload\/tus\/([^/]+)\/?$/
+/** Headers a browser client may read: the file an upload became. */
+const EXPOSED = ['Upload-File']
+
+/** What one request to the tus endpoint carries into @tus/server's hooks. */
+interface TusRequest {
+  c: HttpContext
+  target: UploadTarget
+  port: ResumableUploadsPort
+  /** The id of the upload a POST creates (reserved before @tus/server names it). */
+  created?: { id: string; name: string }
+}
+
+/** Thrown from a hook: @tus/server answers it as is. */
+class TusAnswer extends Error {
+  constructor(
+    readonly status_code: number,
+    readonly body: string,
+  ) {
+    super(body)
+  }
+}
+
+/** `{"error": {"code", "message", "fields"?}}`, as the json upload endpoint answers (a 412 lists its fields in the message too). */
+function errorBody(error: HttpError): { error: { code: number; message: string; fields?: Record<string, string> } } {
+  const fields = Object.entries(error.fields)
+  const message = fields.length
+    ? `${error.message} ${fields.map(([name, text]) => `${name}: ${text}`).join('; ')}`
+    : error.message
+  return { error: { code: error.status, message, ...(fields.length ? { fields: error.fields } : {}) } }
+}
+
+/** `{"result": {"slug", "name", "size", "href"}}`, as the json upload endpoint answers. */
+const resultOf = (c: HttpContext, file: FileView) => ({
+  result: { slug: file.slug, name: file.name, size: file.size, href: c.links.url('file', file.slug) },
+})
+
+/**
+ * The tus endpoint behind upload links (docs/api.md, Resumable uploads): @tus/server speaks
+ * the protocol over the `resumableUploads` port's data store; this class checks the token
+ * on every request, binds each upload to its token's user, reserves its length against the
+ * quotas at creation, and turns a finished upload into a file like every upload path.
+ */
+class TusEndpoint {
+  private server: Server | undefined
+  /** The request each Node request belongs to, for @tus/server's hooks (which see a web Request). */
+  private readonly requests = new WeakMap<IncomingMessage, TusRequest>()
+  /** When each upload's reservation was last marked active, for uploads receiving bytes now. */
+  private readonly touched = new Map<string, number>()
+
+  constructor(private readonly config: FilesConfig) {}
+
+  async handle(c: HttpContext): Promise<Reply> {
+    try {
+      const port = c.services.ports.has('resumableUploads') ? c.services.ports.get('resumableUploads') : undefined
+      if (!port) {
+        throw new HttpError(
+          501,
+          'Resumable uploads (tus) are not available with this storage backend: use the json or html upload link.',
+        )
+      }
+      const server = this.serverFor(c.services, port)
+      const method = c.req.method ?? 'GET'
+      // A browser's preflight carries no token header; it learns the protocol's options only.
+      if (method === 'OPTIONS') return await this.pass(server, c)
+      const id = c.params.id
+      if (method === 'GET' || (method === 'POST' && id !== undefined)) {
+        throw new HttpError(
+          405,
+          'Create a tus upload with POST /upload/tus, then send it with PATCH to its address.',
+          {},
+          {
+            Allow: id === undefined ? 'OPTIONS, POST' : 'OPTIONS, HEAD, PATCH, DELETE',
+          },
+        )
+      }
+      const target = await checkUploadToken(c)
+      const request: TusRequest = { c, target, port }
+      if (id === undefined) {
+        if (method === 'POST') request.created = await this.create(c, target)
+      } else {
+        if (!UPLOAD_ID.test(id) || !(await reservationOf(c.em, id, target.uploader.id))) {
+          throw notFound(
+            'No upload of yours at this address: it finished, was terminated or expired, or it is not yours.',
+          )
+        }
+        if (method === 'PATCH') await touchReservation(c.em, id)
+        if (method === 'HEAD') {
+          const finished = await this.finishedHead(c, port, target, id)
+          if (finished) return finished
+        }
+      }
+      this.requests.set(c.req, request)
+      try {
+        await this.pass(server, c)
+      } finally {
+        if (id !== undefined) this.touched.delete(id)
+      }
+      const status = c.res.statusCode
+      if (request.created && (status < 200 || status > 299)) await releaseReservation(c.em, [request.created.id])
+      if (method === 'PATCH' && id !== undefined) await touchReservation(c.em, id)
+      if (method === 'DELETE' && id !== undefined && status === 204) await releaseReservation(c.em, [id])
+      return reply.handled()
+    } catch (error) {
+      return this.errorReply(c, error)
+    }
+  }
+
+  private async pass(server: Server, c: HttpContext): Promise<Reply> {
+    await server.handle(c.req, c.res)
+    return reply.handled()
+  }
+
+  /**
+   * Checks a creation and reserves its length: Upload-Length is required (no deferred
+   * length: quotas need it), the name is the `filename` metadata (`name` also read), made
+   * harmless. 400 on malformed headers, 412/413 on size and quotas (see `reserve`).
+   */
+  private async create(c: HttpContext, target: UploadTarget): Promise<{ id: string; name: string }> {
+    const header = (name: string): string | undefined => {
+      const value = c.req.headers[name]
+      return Array.isArray(value) ? value.join(',') : value
+    }
+    if (header('upload-concat') !== undefined) {
+      throw new HttpError(501, 'Parallel uploads (concatenation) are not supported: send one upload.')
+    }
+    const length = header('upload-length')
+    if (length === undefined) {
+      throw badRequest('Upload-Length is required: uploads of unknown length (Upload-Defer-Length) are not supported.')
+    }
+    if (!/^\d{1,16}$/.test(length.trim()) || !Number.isSafeInteger(Number(length))) {
+      throw badRequest('Upload-Length must be a whole number of bytes.')
+    }
+    let metadata: Record<string, string | null> = {}
+    try {
+      const sent = header('upload-metadata')
+      if (sent?.trim()) metadata = Metadata.parse(sent)
+    } catch {
+      throw badRequest('Upload-Metadata is malformed: comma-separated "key base64value" pairs, each key once.')
+    }
+    const name = safeFileName(metadata.filename ?? metadata.name ?? '')
+    const id = randomBytes(16).toString('hex')
+    await reserve(c.em, this.config, {
+      uploader: target.uploader,
+      directoryId: target.directory?.id ?? null,
+      uploadId: id,
+      length: Number(length),
+    })
+    return { id, name }
+  }
+
+  /**
+   * A HEAD of an upload that has all its bytes but is no file yet (the server stopped
+   * between the last byte and the file, or the file is being made): makes the file now (or
+   * waits for it), so a client resuming after a lost answer never takes it for done while
+   * no file exists. Undefined for anything else (@tus/server answers).
+   */
+  private async finishedHead(
+    c: HttpContext,
+    port: ResumableUploadsPort,
+    target: UploadTarget,
+    id: string,
+  ): Promise<Reply | undefined> {
+    let upload: Upload
+    try {
+      upload = await port.dataStore.getUpload(id)
+    } catch {
+      return undefined
+    }
+    if (upload.size === undefined || upload.offset !== upload.size) return undefined
+    const file = await finishTusUpload(c.services, c.em, this.config, port, {
+      uploader: target.uploader,
+      uploadId: id,
+      name: safeFileName(upload.metadata?.filename ?? ''),
+    })
+    return {
+      status: 200,
+      headers: {
+        ...this.protocolHeaders(c),
+        'Cache-Control': 'no-store',
+        'Upload-Offset': String(upload.size),
+        'Upload-Length': String(upload.size),
+        'Upload-File': c.links.url('file', file.slug),
+      },
+    }
+  }
+
+  /** What every tus answer carries: the protocol version and, for browsers, CORS. */
+  private protocolHeaders(c: HttpContext): Record<string, string> {
+    const origin = c.req.headers.origin
+    return {
+      'Tus-Resumable': TUS_RESUMABLE,
+      ...(origin ? { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSED.join(', ') } : {}),
+    }
+  }
+
+  /** An error before or around @tus/server, as JSON (unexpected ones are logged, never shown). */
+  private errorReply(c: HttpContext, error: unknown): Reply {
+    const known = asHttpError(c, error)
+    if (c.res.headersSent) {
+      c.res.destroy()
+      return reply.handled()
+    }
+    return reply.json(known.status, errorBody(known), { ...known.headers, ...this.protocolHeaders(c) })
+  }
+
+  /** The @tus/server of the port, made on the first request (ports are known once every plugin registered). */
+  private serverFor(services: KernelServices, port: ResumableUploadsPort): Server {
+    if (this.server) return this.server
+    const config = this.config
+    const requestOf = (req: unknown): TusRequest => {
+      const node = (req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
+      const request = node && this.requests.get(node)
+      if (!request) throw new Error('a tus request reached @tus/server without going through the tus routes')
+      return request
+    }
+    const server = new Server({
+      path: '/upload/tus',
+      datastore: port.dataStore,
+      maxSize: config.max_file_size > 0 ? config.max_file_size : undefined,
+      exposedHeaders: EXPOSED,
+      allowedHeaders: ['Upload-Token'],
+      // Touches during a long PATCH go through POST_RECEIVE, at most this often.
+      postReceiveInterval: 10_000,
+      // The upload base URL, whatever host the request came through, with the token: the
+      // client sends HEAD and PATCH there, the token checked each time.
+      generateUrl: (req, { id }) => {
+        const { c } = requestOf(req)
+        const token = tokenOf(c)
+        return `${uploadBase(c.services, config)}/upload/tus/${id}${token ? `?token=${encodeURIComponent(token)}` : ''}`
+      },
+      getFileIdFromRequest: (req) => {
+        const id = UPLOAD_PATH.exec(new URL(req.url).pathname)?.[1]
+        return id && RESUMABLE_UPLOAD_ID.test(id) ? id : undefined
+      },
+      namingFunction: (req) => {
+        const created = requestOf(req).created
+        if (!created) throw new TusAnswer(500, 'no upload was reserved for this creation')
+        return created.id
+      },
+      // The client's metadata is not kept: only the harmless file name, which the file will bear.
+      onUploadCreate: async (req) => ({ metadata: { filename: requestOf(req).created!.name } }),
+      onUploadFinish: async (req, upload) => {
+        const { c, target, port: store } = requestOf(req)
+        const file = await finishTusUpload(c.services, c.em, config, store, {
+          uploader: target.uploader,
+          uploadId: upload.id,
+          name: safeFileName(upload.metadata?.filename ?? ''),
+        })
+        return {
+          // A PATCH answers 204 unless it has a body; a creation with its whole body stays 201 (Location).
+          status_code: req.method === 'PATCH' ? 200 : undefined,
+          headers: { 'Upload-File': c.links.url('file', file.slug), 'Content-Type': 'application/json; charset=utf-8' },
+          body: JSON.stringify(resultOf(c, file)),
+        }
+      },
+      onResponseError: (req, error) => {
+        if (error instanceof TusAnswer || !(error instanceof Error)) return undefined
+        const known = asHttpError(requestOf(req).c, error)
+        return { status_code: known.status, body: JSON.stringify(errorBody(known)) }
+      },
+    })
+    server.on(EVENTS.POST_RECEIVE, (_source: unknown, upload: Upload) => this.receiving(services, upload.id))
+    this.server = server
+    return server
+  }
+
+  /** Keeps the reservation of an upload receiving bytes from looking idle to the purge during a long PATCH. */
+  private receiving(services: KernelServices, id: string): void {
+    const now = Date.now()
+    const last = this.touched.get(id)
+    // The PATCH marked it when it started; then once per quarter of the idle time allowed.
+    if (last === undefined) this.touched.set(id, now)
+    if (last === undefined || now - last < (this.config.pending_ttl * 1000) / 4) return
+    this.touched.set(id, now)
+    touchReservation(services.orm.em.fork() as EntityManager, id).catch((error: unknown) =>
+      services.log.warn({ err: error, uploadId: id }, 'tus upload not marked active'),
+    )
+  }
+}
+
+/** What anything thrown answers as; unexpected errors are logged (without the token). */
+function asHttpError(c: HttpContext, error: unknown): HttpError {
+  if (error instanceof HttpError) return error
+  c.log.error({ err: error, method: c.req.method, path: (c.req.url ?? '').split('?')[0] }, 'tus upload failed')
+  return new HttpError(500, 'Internal error: the server log has the details.')
+}
+
+/**
+ * `/upload/tus` (creation) and `/upload/tus/<id>` (HEAD, PATCH, DELETE): resumable uploads
+ * (tus 1.0: creation, creation-with-upload, termination) on the token of an upload link,
+ * which is checked on every request. Every method is routed here; @tus/server answers.
+ */
+export function tusRoutes(r: Router, config: FilesConfig): void {
+  const endpoint = new TusEndpoint(config)
+  const options = { public: true, permission: PERMISSION, produces: 'application/json' }
+  r.all('/upload/tus', (c) => endpoint.handle(c), options)
+  r.all('/upload/tus/:id', (c) => endpoint.handle(c), options)
+}
