@@ -41,6 +41,7 @@
  *                          access log lines at all
  *   BENCH_CPU_PROF [unset] a directory: run the mediactl child under `node --cpu-prof`
  *                          and write its .cpuprofile there
+ *   BENCH_SERVER_ARGS [unset] more node flags for the mediactl child (`--trace-gc`, ...)
  *   BENCH_ONLY [unset]     `info`, `list`, `authz` or `upload`: run that scenario only (for
  *                          profiling)
  *   BENCH_UPLOAD_MB, BENCH_UPLOAD_ROUNDS, BENCH_TUS_CHUNK_MB: see bench/uploads.js
@@ -70,6 +71,7 @@ const settings = {
   platforms: Number(process.env.BENCH_PLATFORMS ?? 10_000),
   log: process.env.BENCH_LOG === 'warn' ? 'warn' : 'file',
   cpuProf: process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined,
+  serverArgs: (process.env.BENCH_SERVER_ARGS ?? '').split(/\s+/).filter(Boolean),
   only: ['info', 'list', 'authz', 'upload'].includes(process.env.BENCH_ONLY ?? '') ? process.env.BENCH_ONLY : undefined,
   users: Number(process.env.BENCH_USERS ?? 1000),
 }
@@ -93,6 +95,9 @@ const dist = (path) => {
   if (!existsSync(file)) throw new Error(`${file} is missing: run "npm run build" first (npm run bench does)`)
   return import(pathToFileURL(file).href)
 }
+
+/** Bytes as MB (10^6), one decimal. */
+const mb = (bytes) => Math.round(bytes / 1e5) / 10
 
 /**
  * A child's IPC commands: `stop`; `cpu` (answers the process CPU time used so far);
@@ -423,9 +428,13 @@ async function main() {
       `${settings.duration} s per scenario, ${settings.platforms} platforms, SQLite, log ${settings.log}`,
   )
 
-  const execArgv = settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProf}`] : []
+  const execArgv = [
+    ...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProf}`] : []),
+    ...settings.serverArgs,
+  ]
   const mediactl = startChild('mediactl', execArgv)
   let bare
+  let uploadServer
   try {
     const app = await mediactl.ready
     say(`mediactl at ${app.url}: ${app.platforms} platforms (bulk insert ${app.insertMs} ms)`)
@@ -565,8 +574,32 @@ async function main() {
       }
     }
 
-    // Uploads (bench/uploads.js): 1 GiB multipart and tus uploads against a streamed copy.
-    const uploads = wanted('upload') ? await runUploads({ app, server: mediactl, cred, say }) : null
+    // Uploads (bench/uploads.js): 1 GiB multipart and tus uploads against a streamed copy. On a
+    // fresh server when the read scenarios ran: their load grows the heap for good, and the
+    // peak RSS of an upload should not depend on what ran before it (both are reported).
+    let uploads = null
+    if (wanted('upload')) {
+      let server = mediactl
+      let serverApp = app
+      let readServerRss = null
+      if (rows.length || authzRows.length) {
+        await mediactl.rssStart()
+        readServerRss = (await mediactl.rssStop()).max
+        await mediactl.stop()
+        uploadServer = startChild('mediactl', execArgv)
+        server = uploadServer
+        serverApp = await server.ready
+        say(
+          `uploads: on a fresh mediactl at ${serverApp.url} (the read scenarios' server held ${mb(readServerRss)} MB)`,
+        )
+      }
+      const serverCred = {
+        username: serverApp.username,
+        ha1: md5(`${serverApp.username}:${serverApp.realm}:${serverApp.apiKey}`),
+      }
+      uploads = await runUploads({ app: serverApp, server, cred: serverCred, say })
+      uploads.readServerRssMB = readServerRss === null ? null : mb(readServerRss)
+    }
 
     for (const row of rows) {
       if (row.server === 'bare node:http') continue
@@ -621,6 +654,7 @@ async function main() {
       )
     }
     if (uploads && !uploads.skipped) {
+      if (rows.length || authzRows.length) say('')
       say(formatUploadTable(uploads.rows))
       say('')
       for (const note of uploads.notes) say(`note: ${note}`)
@@ -671,7 +705,7 @@ async function main() {
     say(`results written to ${RESULTS}`)
     process.exitCode = valid ? 0 : 1
   } finally {
-    await Promise.all([mediactl.stop(), bare?.stop()])
+    await Promise.all([mediactl.stop(), bare?.stop(), uploadServer?.stop()])
     if (settings.cpuProf) say(`CPU profile of the mediactl server written to ${settings.cpuProf}`)
   }
 }

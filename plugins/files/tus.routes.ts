@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import { EVENTS, Metadata, Server, type Upload } from '@tus/server'
+import { DataStore, EVENTS, Metadata, Server, type Upload } from '@tus/server'
+import type { Readable } from 'node:stream'
 import {
   type EntityManager,
   HttpError,
@@ -46,6 +47,41 @@ class TusAnswer extends Error {
     readonly body: string,
   ) {
     super(body)
+  }
+}
+
+/**
+ * The port's data store, with termination also freeing the upload's reservation: inside
+ * @tus/server's DELETE (under its lock, once the bytes are gone, before the answer).
+ */
+class ReservingStore extends DataStore {
+  constructor(
+    private readonly inner: DataStore,
+    private readonly release: (uploadId: string) => Promise<void>,
+  ) {
+    super()
+    this.extensions = inner.extensions
+  }
+
+  override create(upload: Upload): Promise<Upload> {
+    return this.inner.create(upload)
+  }
+
+  override write(source: Readable, id: string, offset: number): Promise<number> {
+    return this.inner.write(source, id, offset)
+  }
+
+  override getUpload(id: string): Promise<Upload> {
+    return this.inner.getUpload(id)
+  }
+
+  override async remove(id: string): Promise<void> {
+    await this.inner.remove(id)
+    await this.release(id)
+  }
+
+  override getExpiration(): number {
+    return this.inner.getExpiration()
   }
 }
 
@@ -127,7 +163,6 @@ class TusEndpoint {
       const status = c.res.statusCode
       if (request.created && (status < 200 || status > 299)) await releaseReservation(c.em, [request.created.id])
       if (method === 'PATCH' && id !== undefined) await touchReservation(c.em, id)
-      if (method === 'DELETE' && id !== undefined && status === 204) await releaseReservation(c.em, [id])
       return reply.handled()
     } catch (error) {
       return this.errorReply(c, error)
@@ -244,7 +279,9 @@ class TusEndpoint {
     }
     const server = new Server({
       path: '/upload/tus',
-      datastore: port.dataStore,
+      datastore: new ReservingStore(port.dataStore, (id) =>
+        releaseReservation(services.orm.em.fork() as EntityManager, [id]),
+      ),
       maxSize: config.max_file_size > 0 ? config.max_file_size : undefined,
       exposedHeaders: EXPOSED,
       allowedHeaders: ['Upload-Token'],

@@ -1,4 +1,4 @@
-import { constants } from 'node:fs'
+import { constants, createWriteStream } from 'node:fs'
 import { type FileHandle, access, mkdir, open, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
@@ -19,6 +19,14 @@ import {
   isStorageKey,
 } from '../../src/kernel/index.js'
 import { TEMP_DIR, sweepTempDir, tempPath } from './temp-files.js'
+
+/**
+ * Bytes a write may gather while the previous one is on its way to the disk: they go in one
+ * `writev` then, instead of one awaited write per chunk (64 KiB per socket read of an upload).
+ * Fewer system calls and thread-pool round trips: about a fifth less server CPU per GiB
+ * uploaded in bench/uploads.js, and the socket keeps being read while the disk writes.
+ */
+const WRITE_BUFFER = 1024 * 1024
 
 /** Times a write retries moving its file into place when a concurrent delete removed the emptied folder. */
 const MOVE_ATTEMPTS = 5
@@ -65,16 +73,9 @@ export class FsStorage implements StoragePort {
     try {
       await mkdir(this.tempDir, { recursive: true })
       temp = tempPath(this.tempDir)
-      const file = await open(temp, 'wx')
-      try {
-        await pipeline(body, counter, async (source: AsyncIterable<Buffer>) => {
-          for await (const chunk of source) await writeAll(file, chunk)
-        })
-        // On disk before the rename makes it visible: a crash then leaves the old object or the whole new one.
-        await file.sync()
-      } finally {
-        await file.close()
-      }
+      // `flush`: on disk (fsync) before the file is closed, so before the rename makes it
+      // visible: a crash then leaves the old object or the whole new one.
+      await pipeline(body, counter, createWriteStream(temp, { flags: 'wx', flush: true, highWaterMark: WRITE_BUFFER }))
       await this.moveIntoPlace(temp, target, key)
       return { size: counter.bytes }
     } catch (error) {
@@ -226,14 +227,6 @@ export class FsStorage implements StoragePort {
       if (entry.isDirectory()) yield* this.walk(join(folder, entry.name), `${key}/`)
       else if (entry.isFile()) yield key
     }
-  }
-}
-
-/** Writes the whole chunk (a write to a file may take fewer bytes than given). */
-async function writeAll(file: FileHandle, chunk: Buffer): Promise<void> {
-  for (let offset = 0; offset < chunk.length;) {
-    const { bytesWritten } = await file.write(chunk, offset)
-    offset += bytesWritten
   }
 }
 

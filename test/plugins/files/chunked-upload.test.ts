@@ -165,7 +165,10 @@ describe('chunked uploads (chunk, chunks)', () => {
       ],
       [{ chunk: '0' }, { chunks: 'is required with chunk: send the number of pieces' }],
       [{ chunks: '3' }, { chunk: 'is required with chunks: send the index of this piece, from 0' }],
-      [{ chunk: '', chunks: '' }, { chunks: 'must be a whole number from 1 to 10000', chunk: 'must be a whole number from 0' }],
+      [
+        { chunk: '', chunks: '' },
+        { chunks: 'must be a whole number from 1 to 10000', chunk: 'must be a whole number from 0' },
+      ],
     ]
     for (const [fields, errors] of cases) {
       expectError(await upload(alice, other(20), { filename: 'bad.bin', fields }), 412, INVALID, errors)

@@ -5,7 +5,8 @@ import { SNIFF_BYTES, sniff } from '../../../plugins/files/content-type.js'
 const hex = (value: string): Buffer => Buffer.from(value.replace(/\s/g, ''), 'hex')
 const ascii = (value: string): Buffer => Buffer.from(value, 'latin1')
 /** An ISO base media header (`ftyp` box) with a major brand. */
-const ftyp = (brand: string): Buffer => Buffer.concat([hex('00000018'), ascii(`ftyp${brand}`), hex('00000000'), ascii('isom')])
+const ftyp = (brand: string): Buffer =>
+  Buffer.concat([hex('00000018'), ascii(`ftyp${brand}`), hex('00000000'), ascii('isom')])
 /** A few bytes of padding that match nothing (a NUL: not text). */
 const padding = Buffer.from([0, 0, 1, 2, 3, 4, 5, 6])
 

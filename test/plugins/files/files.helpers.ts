@@ -13,7 +13,10 @@ import { xmlOf } from '../identity/permissions.fixtures.js'
 
 /** Contents the type sniffer recognises (API-DECISIONS: type by content, not by name). */
 export const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), randomBytes(200)])
-export const PDF = Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\ntrailer\n%%EOF\n', 'latin1')
+export const PDF = Buffer.from(
+  '%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\ntrailer\n%%EOF\n',
+  'latin1',
+)
 export const MP4 = Buffer.concat([
   Buffer.from('00000018', 'hex'),
   Buffer.from('ftypmp42', 'latin1'),

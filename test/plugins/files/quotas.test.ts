@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import type { DigestClient, Response } from '../../helpers/digest-client.js'
 import { type XmlObject, text } from '../../helpers/xml.js'
-import { INVALID, expectError, makeProfile, userWithProfile, xmlOf } from '../identity/permissions.fixtures.js'
+import { expectError, makeProfile, userWithProfile, xmlOf } from '../identity/permissions.fixtures.js'
 import { countRows, fileRow, other, storedKeys, upload, uploaded, usedSpace } from './files.helpers.js'
 
 const NO_SPACE = 'Not enough space left: delete files or ask an administrator for more space.'

@@ -323,6 +323,28 @@ export function tusSuite(label: string, backend: TusBackend): void {
       await expectNothingPending()
     })
 
+    it('answers OPTIONS without a token (the protocol’s options, for CORS preflights), GET with 405', async () => {
+      const { token, endpoint } = await uploadLink(alice)
+      const res = await rawRequest(endpoint, 'OPTIONS', {
+        headers: { Origin: 'https://elsewhere.example', 'Access-Control-Request-Method': 'POST' },
+      })
+      expect(res.status).toBe(204)
+      expect(res.headers['tus-version']).toBe('1.0.0')
+      expect(res.headers['tus-extension']).toBe('creation,creation-with-upload,termination')
+      expect(res.headers['tus-max-size']).toBe(String(MAX_FILE_SIZE))
+      expect(res.headers['access-control-allow-headers']).toContain('Upload-Token')
+      expect(res.headers['access-control-expose-headers']).toContain('Upload-File')
+      const MESSAGE = 'Create a tus upload with POST /upload/tus, then send it with PATCH to its address.'
+      const get = await rawRequest(`${endpoint}?token=${encodeURIComponent(token)}`, 'GET')
+      expectJsonError(get, 405, MESSAGE)
+      expect(get.headers.allow).toBe('OPTIONS, POST')
+      const { url } = await create(`${endpoint}?token=${encodeURIComponent(token)}`, 10)
+      expectJsonError(await rawRequest(url, 'GET'), 405, MESSAGE)
+      expectJsonError(await rawRequest(url, 'POST', { headers: tusHeaders({ 'Upload-Length': '10' }) }), 405, MESSAGE)
+      expect((await rawRequest(url, 'DELETE', { headers: tusHeaders() })).status).toBe(204)
+      await expectNothingPending()
+    })
+
     it('terminates an upload (DELETE): its bytes and its reservation go', async () => {
       const { token, endpoint } = await uploadLink(alice)
       const { res, url } = await create(`${endpoint}?token=${encodeURIComponent(token)}`, 5000)

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { createServer, request as httpRequest } from 'node:http'
+import { type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Browser, chromium } from 'playwright-core'
+import busboy from 'busboy'
+import { type Browser, type Page, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fileQueries } from '../../../plugins/files/file.queries.js'
 import { ProfileEntity, UserEntity } from '../../../plugins/identity/index.js'
@@ -25,6 +28,88 @@ const PIECE = 1024 * 1024
 const HTML_TYPE = 'text/html; charset=utf-8'
 /** What a browser sends when it navigates. */
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8'
+
+/** One request of the page to the json endpoint, as it came over the wire: its fields, and its file part. */
+interface PieceRequest {
+  /** Path and query. */
+  url: string
+  /** The names of the parts, in the order sent. */
+  order: string[]
+  fields: Record<string, string>
+  file?: { field: string; filename: string | undefined; size: number }
+}
+
+/** Reads a multipart body back. */
+function parsePiece(url: string, body: Buffer, contentType: string): Promise<PieceRequest> {
+  return new Promise((resolve, reject) => {
+    const piece: PieceRequest = { url, order: [], fields: {} }
+    const parser = busboy({ headers: { 'content-type': contentType } })
+    parser.on('field', (name, value) => {
+      piece.order.push(name)
+      piece.fields[name] = value
+    })
+    parser.on('file', (field, stream, info) => {
+      piece.order.push(field)
+      let size = 0
+      stream.on('data', (chunk: Buffer) => (size += chunk.length))
+      stream.on('end', () => (piece.file = { field, filename: info.filename, size }))
+    })
+    parser.on('close', () => resolve(piece))
+    parser.on('error', reject)
+    parser.end(body)
+  })
+}
+
+/** The recording proxy below. */
+interface RecordingProxy {
+  url: string
+  /** The requests to the json endpoint since the last call, in order. */
+  take(): Promise<PieceRequest[]>
+  close(): Promise<void>
+}
+
+/**
+ * A reverse proxy in front of the app that keeps the POST bodies to the json endpoint: Chromium
+ * does not show Playwright the bodies of requests carrying a file, so the test reads them here.
+ */
+async function recordingProxy(target: string): Promise<RecordingProxy> {
+  let posts: Promise<PieceRequest>[] = []
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const body = Buffer.concat(chunks)
+      const url = req.url ?? '/'
+      if (req.method === 'POST' && url.startsWith('/upload/json?')) {
+        posts.push(parsePiece(url, body, req.headers['content-type'] ?? ''))
+      }
+      const upstream = httpRequest(new URL(url, target), {
+        method: req.method,
+        headers: { ...req.headers, host: new URL(target).host },
+      })
+      upstream.on('response', (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(res)
+      })
+      upstream.on('error', () => res.destroy())
+      upstream.end(body)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    take() {
+      const taken = posts
+      posts = []
+      return Promise.all(taken)
+    },
+    async close() {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    },
+  }
+}
 
 describe('upload endpoints: the html page', () => {
   let app: TestApp
@@ -96,7 +181,7 @@ describe('upload endpoints: the html page', () => {
       expect(res.body).toContain(`action="html?${query}"`)
       expect(res.body).toContain(`data-url="json?${query}" data-piece-size="${PIECE}"`)
       expect(res.body).toContain('<input type="file" id="file" name="file[path]" required>')
-      expect(res.body).toMatch(/<script src="assets\/plupload\.full\.min\.js\?v=2\.3\.9"><\/script>/)
+      expect(res.body).toMatch(/<script src="assets\/flow\.min\.js\?v=2\.14\.1"><\/script>/)
       expect(res.body).toMatch(/<script src="assets\/upload-page\.js\?v=[0-9a-f]{16}"><\/script>/)
     })
 
@@ -134,24 +219,33 @@ describe('upload endpoints: the html page', () => {
       )
     })
 
-    it('serves plupload from node_modules and the page script, cacheable, with 304 on a matching ETag', async () => {
-      const library = readFileSync(createRequire(import.meta.url).resolve('plupload/js/plupload.full.min.js'))
-      const res = await rawRequest(`${app.url}/upload/assets/plupload.full.min.js?v=2.3.9`, 'GET')
+    it('serves Flow.js from node_modules and the page script, cacheable, with 304 on a matching ETag', async () => {
+      const library = readFileSync(createRequire(import.meta.url).resolve('@flowjs/flow.js/dist/flow.min.js'))
+      expect(library.toString('utf8')).toMatch(/^\/\*! @flowjs\/flow\.js 2\.14\.1 \*\//)
+      const res = await rawRequest(`${app.url}/upload/assets/flow.min.js?v=2.14.1`, 'GET')
       expect(res.status).toBe(200)
       expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8')
       expect(res.headers['content-length']).toBe(String(library.length))
       expect(res.body).toBe(library.toString('utf8'))
       expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable')
-      expect(res.headers.etag).toBe('"plupload-2.3.9"')
-      const again = await rawRequest(`${app.url}/upload/assets/plupload.full.min.js`, 'GET', {
-        headers: { 'if-none-match': '"plupload-2.3.9"' },
+      expect(res.headers['x-content-type-options']).toBe('nosniff')
+      expect(res.headers.etag).toBe('"flowjs-2.14.1"')
+      const again = await rawRequest(`${app.url}/upload/assets/flow.min.js`, 'GET', {
+        headers: { 'if-none-match': '"flowjs-2.14.1"' },
       })
       expect(again.status).toBe(304)
       expect(again.body).toBe('')
       const script = await rawRequest(`${app.url}/upload/assets/upload-page.js`, 'GET')
       expect(script.status).toBe(200)
       expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8')
-      expect(script.body).toContain("file_data_name: 'file[path]'")
+      expect(script.body).toContain("fileParameterName: 'file[path]'")
+      expect(script.body).toContain('forceChunkSize: true')
+      expect(script.body).toContain('simultaneousUploads: 1')
+      expect(script.headers.etag).toMatch(/^"[0-9a-f]{16}"$/)
+      const cached = await rawRequest(`${app.url}/upload/assets/upload-page.js`, 'GET', {
+        headers: { 'if-none-match': String(script.headers.etag) },
+      })
+      expect(cached.status).toBe(304)
     })
 
     it('takes a plain form post (no JavaScript) and answers an HTML result page', async () => {
@@ -193,6 +287,8 @@ describe('upload endpoints: the html page', () => {
       let browser: Browser
       let folder: string
       let source: string
+      let empty: string
+      let proxy: RecordingProxy
       const data = randomBytes(3.5 * PIECE)
 
       beforeAll(async () => {
@@ -211,40 +307,79 @@ describe('upload endpoints: the html page', () => {
         folder = mkdtempSync(join(tmpdir(), 'mediactl-page-'))
         source = join(folder, 'holiday film.mp4')
         writeFileSync(source, data)
+        empty = join(folder, 'empty.txt')
+        writeFileSync(empty, '')
+        proxy = await recordingProxy(app.url)
       })
 
       afterAll(async () => {
         await browser?.close()
+        await proxy?.close()
         if (folder) rmSync(folder, { recursive: true, force: true })
       })
 
-      it('uploads a 3.5 MB file in 4 pieces of 1 MB, shows the result, and the bytes arrive intact', async () => {
+      /** The path and query of a link. */
+      const pathOf = (link: string): string => new URL(link).pathname + new URL(link).search
+
+      /**
+       * Opens the page of a link through the recording proxy; records the answers of the json
+       * endpoint, in order (the proxy keeps the requests).
+       */
+      async function openPage(link: string) {
+        await proxy.take()
         const page = await browser.newPage()
         const errors: string[] = []
         page.on('pageerror', (error) => errors.push(error.message))
-        // What the server answered to each request of the page to the json endpoint, in order.
         const answers: Promise<string>[] = []
         page.on('response', (response) => {
           const request = response.request()
           if (request.url().includes('/upload/json?') && request.method() === 'POST') answers.push(response.text())
         })
-        expect((await page.goto(links.html))?.status()).toBe(200)
+        expect((await page.goto(proxy.url + pathOf(link)))?.status()).toBe(200)
         await page.waitForSelector('#drop.ready')
-        await page.setInputFiles('#file', source)
+        return { page, errors, answers }
+      }
+
+      /** Chooses a file, starts the upload and waits for its end; answers what the page shows. */
+      async function upload(page: Page, file: string): Promise<{ state: string | null; shown: string | null }> {
+        await page.setInputFiles('#file', file)
         await page.click('#start')
         await page.waitForSelector('#result[data-state="done"], #result[data-state="error"]', { timeout: 30_000 })
-        const shown = await page.textContent('#result')
-        expect(await page.getAttribute('#result', 'data-state'), shown ?? '').toBe('done')
+        return { state: await page.getAttribute('#result', 'data-state'), shown: await page.textContent('#result') }
+      }
+
+      it('uploads a 3.5 MB file in 4 pieces of 1 MB, shows the result, and the bytes arrive intact', async () => {
+        const { page, errors, answers } = await openPage(links.html)
+        const { state, shown } = await upload(page, source)
+        expect(state, shown ?? '').toBe('done')
         expect(shown).toBe(`Uploaded holiday film.mp4 (${data.length} bytes).`)
         expect(await page.getAttribute('#progress', 'value')).toBe('100')
+        expect(await page.isEnabled('#start')).toBe(true)
         const href = (await page.getAttribute('#result a', 'href'))!
         expect(href).toMatch(new RegExp(`^${app.url}/file/[a-z0-9-]+$`))
         const slug = href.split('/').pop()!
-        const piece = (chunk: number, bytes: number) => ({ chunk, chunks: 4, bytes })
+
+        // The pieces as sent: one request each, in order, every piece at most 1 MB, with the spec's fields.
+        const sent = await proxy.take()
+        const sizes = [PIECE, PIECE, PIECE, PIECE / 2]
+        expect(sent).toHaveLength(4)
+        sent.forEach((piece, index) => {
+          expect(piece.url).toBe(pathOf(links.json))
+          expect(piece.fields).toMatchObject({
+            chunk: String(index),
+            chunks: '4',
+            name: 'holiday film.mp4',
+            error: 'true',
+          })
+          expect(piece.file).toEqual({ field: 'file[path]', filename: 'holiday film.mp4', size: sizes[index] })
+          expect(piece.order.at(-1)).toBe('file[path]')
+        })
+
+        const progress = (chunk: number, bytes: number) => ({ chunk, chunks: 4, bytes })
         expect((await Promise.all(answers)).map((body) => JSON.parse(body) as unknown)).toEqual([
-          piece(0, PIECE),
-          piece(1, 2 * PIECE),
-          piece(2, 3 * PIECE),
+          progress(0, PIECE),
+          progress(1, 2 * PIECE),
+          progress(2, 3 * PIECE),
           { result: { slug, name: 'holiday film.mp4', size: data.length, href } },
         ])
         expect(errors).toEqual([])
@@ -252,18 +387,36 @@ describe('upload endpoints: the html page', () => {
         await page.close()
       })
 
-      it('shows the JSON error when the upload is refused', async () => {
+      it('shows the JSON error when the upload is refused, without sending the piece again', async () => {
         const doomed = await makeDirectory(alice, 'Doomed')
         const doomedLinks = await uploadLinks(alice, doomed)
-        const page = await browser.newPage()
-        await page.goto(doomedLinks.html)
-        await page.waitForSelector('#drop.ready')
+        const { page, errors } = await openPage(doomedLinks.html)
         expect((await alice.delete(`/files/${doomed}`)).status).toBe(204)
-        await page.setInputFiles('#file', source)
-        await page.click('#start')
-        await page.waitForSelector('#result[data-state="error"]', { timeout: 30_000 })
-        expect(await page.textContent('#result')).toBe(`Upload failed: No directory "${doomed}".`)
+        const { state, shown } = await upload(page, source)
+        expect(state).toBe('error')
+        expect(shown).toBe(`Upload failed: No directory "${doomed}".`)
         expect(await page.isEnabled('#start')).toBe(true)
+        // A refusal is final: the first piece went once, and nothing after it.
+        await page.waitForTimeout(300)
+        expect(await proxy.take()).toHaveLength(1)
+        expect(errors).toEqual([])
+        await page.close()
+      })
+
+      it('reports the refusal of an empty file (412) rather than waiting for ever', async () => {
+        const { page, errors } = await openPage(links.html)
+        const { state, shown } = await upload(page, empty)
+        expect(state).toBe('error')
+        expect(shown).toBe('Upload failed: The submitted data is invalid. path: the file is empty (0 bytes)')
+        const [sent, ...more] = await proxy.take()
+        expect(more).toEqual([])
+        expect(sent!.fields).toMatchObject({ chunk: '0', chunks: '1', name: 'empty.txt', error: 'true' })
+        expect(sent!.file).toEqual({ field: 'file[path]', filename: 'empty.txt', size: 0 })
+        expect(await page.isEnabled('#start')).toBe(true)
+        // The page can go on: the next upload works.
+        const next = await upload(page, source)
+        expect(next.state, next.shown ?? '').toBe('done')
+        expect(errors).toEqual([])
         await page.close()
       })
 

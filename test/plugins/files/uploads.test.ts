@@ -189,12 +189,9 @@ describe('uploads (POST /files, multipart)', () => {
 
   it('a request without a file part is a 412 on path (or a directory, when it carries a name)', async () => {
     await nothingStored(async () => {
-      expectError(
-        await alice.post('/files', multipartRequest([{ name: 'folder', value: '' }])),
-        412,
-        INVALID,
-        { path: NO_FILE },
-      )
+      expectError(await alice.post('/files', multipartRequest([{ name: 'folder', value: '' }])), 412, INVALID, {
+        path: NO_FILE,
+      })
       expectError(await alice.post('/files', multipartRequest([{ name: 'chunk', value: '0' }])), 412, INVALID, {
         path: NO_FILE,
       })

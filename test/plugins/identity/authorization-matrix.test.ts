@@ -43,7 +43,10 @@ interface Target {
 }
 
 interface Row {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  /** `ALL`: a route answering every method (tus); `as` says which one the row sends. */
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'ALL'
+  /** The method sent, for an `ALL` route. */
+  as?: 'POST' | 'HEAD' | 'PATCH' | 'DELETE' | 'OPTIONS'
   /** The route's path pattern, exactly as in the route table. */
   route: string
   /** Tells apart several rows of one route. */
@@ -131,6 +134,7 @@ function nobodysFile(method: Row['method'], route: string, setup: () => Promise<
 }
 
 const ROWS: Row[] = [
+  ...uploadEndpointRows(),
   // root
   {
     method: 'GET',
@@ -914,7 +918,7 @@ describe('authorization matrix', () => {
     ).toEqual([])
     // Public routes answer everyone, anonymous callers included: their rows say so.
     const publics = app.kernel.routes.routes.filter((r) => r.options.public).map((r) => `${r.method} ${r.path}`)
-    const open = ROWS.filter((row) => row.anonymous === 200).map((row) => `${row.method} ${row.route}`)
+    const open = ROWS.filter((row) => (row.anonymous ?? 401) < 400).map((row) => `${row.method} ${row.route}`)
     expect([...new Set(open)].sort()).toEqual(publics.sort())
   })
 
@@ -927,9 +931,10 @@ describe('authorization matrix', () => {
         test(`${actor} → ${status}${issue ? ` (known issue: ${issue})` : ''}`, async () => {
           const target = await row.setup(actor)
           const path = target.path.split('?')[0]!
-          expect(app.kernel.routes.match(row.method, path)?.route.path, 'the path of the row').toBe(row.route)
+          const method = row.as ?? row.method
+          expect(app.kernel.routes.match(method, path)?.route.path, 'the path of the row').toBe(row.route)
           const client = await clientOf(row, actor)
-          const res = await client.request(row.method, target.path, {
+          const res = await client.request(method, target.path, {
             form: target.form,
             headers: target.headers,
             body: target.body,
@@ -943,7 +948,10 @@ describe('authorization matrix', () => {
       const anonymous = row.anonymous ?? 401
       it(`anonymous → ${anonymous}`, async () => {
         const target = await row.setup('admin')
-        const res = await rawRequest(app.url + target.path, row.method)
+        const res = await rawRequest(app.url + target.path, row.as ?? row.method, {
+          headers: target.headers,
+          body: target.body,
+        })
         expectAnswer(res, anonymous)
         if (target.applied) expect(await target.applied()).toBe(anonymous < 400)
       })
@@ -1302,3 +1310,91 @@ describe('lists that name users need user.view', () => {
     expect(res.body).not.toContain(P().user)
   })
 })
+
+/** The token of a fresh upload link of the installation administrator, into their root. */
+async function uploadToken(): Promise<string> {
+  const res = await app.client.post('/files/upload_links')
+  return /rel="json" href="[^"]*\?token=([^"]+)"/.exec(res.body)![1]!
+}
+
+/**
+ * The endpoints behind upload links: public, the token is the credential, so every caller
+ * (anonymous, inactive or with Digest credentials of anybody) gets the same answer.
+ */
+function uploadEndpointRows(): Row[] {
+  const everyone = { admin: 200, platformAdmin: 200, withRight: 200, without: 200, otherTenant: 200, inactive: 200 }
+  const nothing = { profile: [] }
+  const upload = (route: string, check: (res: Response, name: string) => void): Row => ({
+    method: 'POST',
+    route,
+    withRight: nothing,
+    without: nothing,
+    setup: async () => {
+      const name = `${unique('linked')}.pdf`
+      const { body, headers } = multipartRequest([
+        { name: 'file[path]', filename: name, data: Buffer.from('%PDF-1.4 x') },
+      ])
+      return {
+        path: `${route}?token=${await uploadToken()}`,
+        body,
+        headers,
+        applied: () => w.exists('file', { name }),
+        check: (res) => check(res, name),
+      }
+    },
+    expect: everyone,
+    anonymous: 200,
+  })
+  const page = (route: string, check: (res: Response) => void, withToken = false): Row => ({
+    method: 'GET',
+    route,
+    withRight: nothing,
+    without: nothing,
+    setup: async () => ({ path: withToken ? `${route}?token=${await uploadToken()}` : route, check }),
+    expect: everyone,
+    anonymous: 200,
+  })
+  const tusHeaders = (length: number): Record<string, string> => ({
+    'tus-resumable': '1.0.0',
+    'upload-length': String(length),
+    'upload-metadata': `filename ${Buffer.from(`${unique('tus')}.pdf`).toString('base64')}`,
+  })
+  return [
+    upload('/upload/json', (res, name) => expect(JSON.parse(res.body)).toMatchObject({ result: { name } })),
+    upload('/upload/html', (res, name) => expect(res.body).toContain(`>${name}</a>`)),
+    page('/upload/html', (res) => expect(res.body).toContain('<form id="upload"'), true),
+    page('/upload/assets/flow.min.js', (res) => expect(res.body).toContain('Flow')),
+    page('/upload/assets/upload-page.js', (res) => expect(res.body).toContain('new Flow(')),
+    {
+      method: 'ALL',
+      as: 'POST',
+      route: '/upload/tus',
+      variant: 'creation',
+      withRight: nothing,
+      without: nothing,
+      setup: async () => ({ path: `/upload/tus?token=${await uploadToken()}`, headers: tusHeaders(10) }),
+      expect: { admin: 201, platformAdmin: 201, withRight: 201, without: 201, otherTenant: 201, inactive: 201 },
+      anonymous: 201,
+    },
+    {
+      method: 'ALL',
+      as: 'HEAD',
+      route: '/upload/tus/:id',
+      variant: 'offset',
+      withRight: nothing,
+      without: nothing,
+      setup: async () => {
+        const token = await uploadToken()
+        const created = await rawRequest(`${app.url}/upload/tus?token=${token}`, 'POST', { headers: tusHeaders(10) })
+        const location = new URL(String(created.headers.location))
+        return {
+          path: `${location.pathname}${location.search}`,
+          headers: { 'tus-resumable': '1.0.0' },
+          check: (res) => expect(res.headers['upload-offset']).toBe('0'),
+        }
+      },
+      expect: everyone,
+      anonymous: 200,
+    },
+  ]
+}
