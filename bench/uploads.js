@@ -139,6 +139,22 @@ const kernelPeak = {
   },
 }
 
+/** CPU time every process of the machine has used so far, in ms (Linux `/proc/stat`); null elsewhere. */
+function machineBusyMs() {
+  try {
+    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+      .split('\n', 1)[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number)
+    // USER_HZ is 100 on every Linux architecture Node runs on.
+    return (user + nice + system + irq + softirq + steal) * 10
+  } catch {
+    return null
+  }
+}
+
 /**
  * The reference: a streamed copy onto the storage root's filesystem, with default stream
  * buffers, flushed to disk before the file is closed (`flush`: fsync), like a storage-fs write.
@@ -317,6 +333,7 @@ export async function runUploads({ app, server, cred, say }) {
       await server.rssStart()
       const cpuBefore = await server.cpuUsage()
       const benchCpuBefore = process.cpuUsage()
+      const busyBefore = machineBusyMs()
       const started = performance.now()
       let answer
       let error
@@ -327,6 +344,7 @@ export async function runUploads({ app, server, cred, say }) {
       }
       const ms = performance.now() - started
       const benchCpu = process.cpuUsage(benchCpuBefore)
+      const busy = busyBefore === null ? null : machineBusyMs() - busyBefore
       const cpuAfter = await server.cpuUsage()
       const cpuUser = cpuAfter.user - cpuBefore.user
       const cpuSystem = cpuAfter.system - cpuBefore.system
@@ -341,6 +359,9 @@ export async function runUploads({ app, server, cred, say }) {
         serverCpuSystemMs: Math.round(cpuSystem / 1000),
         benchCpuMs: Math.round((benchCpu.user + benchCpu.system) / 1000),
         benchCpuSystemMs: Math.round(benchCpu.system / 1000),
+        // CPU time of every other process meanwhile (other load on the machine, the kernel's writeback).
+        otherCpuMs:
+          busy === null ? null : Math.max(0, Math.round(busy - (cpuUser + cpuSystem + benchCpu.user + benchCpu.system) / 1000)),
         rssBeforeMB: round1(mb(rss.first)),
         peakRssSampledMB: round1(mb(rss.max)),
         rssSamples: rss.samples,

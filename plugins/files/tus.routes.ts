@@ -16,12 +16,11 @@ import {
   reply,
 } from '../../src/kernel/index.js'
 import { safeFileName } from './file-name.js'
+import { UPLOAD_PERMISSION, asUploadError, uploadErrorBody, uploadResult } from './upload-answers.js'
 import type { FilesConfig } from './files.config.js'
-import type { FileView } from './files.types.js'
 import { finishTusUpload, releaseReservation, reservationOf, reserve, touchReservation } from './tus.service.js'
 import { type UploadTarget, checkUploadToken, tokenOf, uploadBase } from './upload-token.js'
 
-const PERMISSION = 'public: the upload token is the credential (signed, expiring, bound to a user and a directory)'
 /** The tus protocol version spoken (@tus/server's). */
 const TUS_RESUMABLE = '1.0.0'
 /** The ids this endpoint makes (32 hex digits), the only ones its URLs may name. */
@@ -84,20 +83,6 @@ class ReservingStore extends DataStore {
     return this.inner.getExpiration()
   }
 }
-
-/** `{"error": {"code", "message", "fields"?}}`, as the json upload endpoint answers (a 412 lists its fields in the message too). */
-function errorBody(error: HttpError): { error: { code: number; message: string; fields?: Record<string, string> } } {
-  const fields = Object.entries(error.fields)
-  const message = fields.length
-    ? `${error.message} ${fields.map(([name, text]) => `${name}: ${text}`).join('; ')}`
-    : error.message
-  return { error: { code: error.status, message, ...(fields.length ? { fields: error.fields } : {}) } }
-}
-
-/** `{"result": {"slug", "name", "size", "href"}}`, as the json upload endpoint answers. */
-const resultOf = (c: HttpContext, file: FileView) => ({
-  result: { slug: file.slug, name: file.name, size: file.size, href: c.links.url('file', file.slug) },
-})
 
 /**
  * The tus endpoint behind upload links (docs/api.md, Resumable uploads): @tus/server speaks
@@ -259,12 +244,12 @@ class TusEndpoint {
 
   /** An error before or around @tus/server, as JSON (unexpected ones are logged, never shown). */
   private errorReply(c: HttpContext, error: unknown): Reply {
-    const known = asHttpError(c, error)
+    const known = asUploadError(c, error)
     if (c.res.headersSent) {
       c.res.destroy()
       return reply.handled()
     }
-    return reply.json(known.status, errorBody(known), { ...known.headers, ...this.protocolHeaders(c) })
+    return reply.json(known.status, uploadErrorBody(known), { ...known.headers, ...this.protocolHeaders(c) })
   }
 
   /** The @tus/server of the port, made on the first request (ports are known once every plugin registered). */
@@ -316,13 +301,13 @@ class TusEndpoint {
           // A PATCH answers 204 unless it has a body; a creation with its whole body stays 201 (Location).
           status_code: req.method === 'PATCH' ? 200 : undefined,
           headers: { 'Upload-File': c.links.url('file', file.slug), 'Content-Type': 'application/json; charset=utf-8' },
-          body: JSON.stringify(resultOf(c, file)),
+          body: JSON.stringify(uploadResult(c, file)),
         }
       },
       onResponseError: (req, error) => {
         if (error instanceof TusAnswer || !(error instanceof Error)) return undefined
-        const known = asHttpError(requestOf(req).c, error)
-        return { status_code: known.status, body: JSON.stringify(errorBody(known)) }
+        const known = asUploadError(requestOf(req).c, error)
+        return { status_code: known.status, body: JSON.stringify(uploadErrorBody(known)) }
       },
     })
     server.on(EVENTS.POST_RECEIVE, (_source: unknown, upload: Upload) => this.receiving(services, upload.id))
@@ -344,13 +329,6 @@ class TusEndpoint {
   }
 }
 
-/** What anything thrown answers as; unexpected errors are logged (without the token). */
-function asHttpError(c: HttpContext, error: unknown): HttpError {
-  if (error instanceof HttpError) return error
-  c.log.error({ err: error, method: c.req.method, path: (c.req.url ?? '').split('?')[0] }, 'tus upload failed')
-  return new HttpError(500, 'Internal error: the server log has the details.')
-}
-
 /**
  * `/upload/tus` (creation) and `/upload/tus/<id>` (HEAD, PATCH, DELETE): resumable uploads
  * (tus 1.0: creation, creation-with-upload, termination) on the token of an upload link,
@@ -358,7 +336,7 @@ function asHttpError(c: HttpContext, error: unknown): HttpError {
  */
 export function tusRoutes(r: Router, config: FilesConfig): void {
   const endpoint = new TusEndpoint(config)
-  const options = { public: true, permission: PERMISSION, produces: 'application/json' }
+  const options = { public: true, permission: UPLOAD_PERMISSION, produces: 'application/json' }
   r.all('/upload/tus', (c) => endpoint.handle(c), options)
   r.all('/upload/tus/:id', (c) => endpoint.handle(c), options)
 }

@@ -1,10 +1,9 @@
 import { createReadStream, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { UniqueConstraintViolationException } from '@mikro-orm/core'
-import { HttpError, type HttpContext, type Reply, type Router, reply } from '../../src/kernel/index.js'
+import { type HttpContext, type Reply, type Router, reply } from '../../src/kernel/index.js'
 import { fileQueries } from './file.queries.js'
 import type { FilesConfig } from './files.config.js'
-import type { FileView } from './files.types.js'
+import { UPLOAD_PERMISSION, asUploadError, uploadErrorBody, uploadResult } from './upload-answers.js'
 import { discard } from './upload.service.js'
 import { type UploadOutcome, readUploadBody, storeUpload } from './upload.form.js'
 import { type UploadTarget, checkUploadToken, requireSameDirectory, tokenOf } from './upload-token.js'
@@ -20,7 +19,6 @@ import {
   uploadPage,
 } from './upload-page.js'
 
-const PERMISSION = 'public: the upload token is the credential (signed, expiring, bound to a user and a directory)'
 const ASSET_PERMISSION = 'public: a static script of the upload page (no data)'
 const SCRIPT_TYPE = 'text/javascript; charset=utf-8'
 /** Asset URLs carry a version (`?v=`), so a cached copy never outlives its version. */
@@ -57,16 +55,6 @@ function pageScripts(c: HttpContext): string[] {
   }
 }
 
-/** What anything thrown answers as; unexpected errors are logged (without the token) and never show a stack. */
-function asHttpError(c: HttpContext, error: unknown): HttpError {
-  if (error instanceof HttpError) return error
-  if (error instanceof UniqueConstraintViolationException) {
-    return new HttpError(412, 'A value that must be unique is already used; retry with another one.')
-  }
-  c.log.error({ err: error, method: c.req.method, path: (c.req.url ?? '').split('?')[0] }, 'upload failed')
-  return new HttpError(500, 'Internal error: the server log has the details.')
-}
-
 /**
  * The json endpoint may be called from a form hosted on another site (the spec's external
  * upload form, with cookies enabled): it reads no ambient credentials, only the token, so
@@ -83,19 +71,14 @@ function corsHeaders(c: HttpContext): Record<string, string> {
   }
 }
 
-/** `{"error": {"code", "message", "fields"?}}`: a 412 also lists its fields in the message, for plain displays. */
+/** The JSON error answer of the json endpoint. */
 function jsonError(c: HttpContext, error: unknown): Reply {
-  const e = asHttpError(c, error)
-  const fields = Object.entries(e.fields)
-  const message = fields.length
-    ? `${e.message} ${fields.map(([name, text]) => `${name}: ${text}`).join('; ')}`
-    : e.message
-  const answer = { code: e.status, message, ...(fields.length ? { fields: e.fields } : {}) }
-  return reply.json(e.status, { error: answer }, { ...e.headers, ...corsHeaders(c) })
+  const e = asUploadError(c, error)
+  return reply.json(e.status, uploadErrorBody(e), { ...e.headers, ...corsHeaders(c) })
 }
 
 function htmlError(c: HttpContext, error: unknown, back?: string): Reply {
-  const e = asHttpError(c, error)
+  const e = asUploadError(c, error)
   return reply.raw(e.status, errorPage(e.status, e.message, e.fields, back), HTML_TYPE, {
     ...e.headers,
     ...PAGE_HEADERS,
@@ -116,13 +99,6 @@ async function receive(c: HttpContext, config: FilesConfig, target: UploadTarget
   }
   return storeUpload(c, config, target.uploader, body, target.directory?.id ?? null)
 }
-
-const fileResult = (c: HttpContext, file: FileView) => ({
-  slug: file.slug,
-  name: file.name,
-  size: file.size,
-  href: c.links.url('file', file.slug),
-})
 
 async function pageTarget(c: HttpContext, target: UploadTarget): Promise<PageTarget> {
   const directory = target.directory && (await fileQueries.directoryBySlug(c.services.reader, target.directory.slug))
@@ -154,12 +130,12 @@ export function uploadEndpointRoutes(r: Router, config: FilesConfig): void {
         const target = await checkUploadToken(c)
         const outcome = await receive(c, config, target)
         if (!outcome.done) return reply.json(200, outcome.progress, corsHeaders(c))
-        return reply.json(200, { result: fileResult(c, outcome.file) }, corsHeaders(c))
+        return reply.json(200, uploadResult(c, outcome.file), corsHeaders(c))
       } catch (error) {
         return jsonError(c, error)
       }
     },
-    { public: true, permission: PERMISSION, produces: 'application/json' },
+    { public: true, permission: UPLOAD_PERMISSION, produces: 'application/json' },
   )
 
   r.get(
@@ -173,7 +149,7 @@ export function uploadEndpointRoutes(r: Router, config: FilesConfig): void {
         return htmlError(c, error)
       }
     },
-    { public: true, permission: PERMISSION, produces: 'text/html' },
+    { public: true, permission: UPLOAD_PERMISSION, produces: 'text/html' },
   )
 
   r.post(
@@ -185,13 +161,13 @@ export function uploadEndpointRoutes(r: Router, config: FilesConfig): void {
         back = `html?token=${encodeURIComponent(tokenOf(c)!)}`
         const outcome = await receive(c, config, target)
         if (!outcome.done) return reply.raw(200, piecePage(outcome.progress, back), HTML_TYPE, PAGE_HEADERS)
-        const html = resultPage(await pageTarget(c, target), fileResult(c, outcome.file), back)
+        const html = resultPage(await pageTarget(c, target), uploadResult(c, outcome.file).result, back)
         return reply.raw(200, html, HTML_TYPE, PAGE_HEADERS)
       } catch (error) {
         return htmlError(c, error, back)
       }
     },
-    { public: true, permission: PERMISSION, produces: 'text/html' },
+    { public: true, permission: UPLOAD_PERMISSION, produces: 'text/html' },
   )
 
   r.get(

@@ -3,7 +3,12 @@ import { access, lstat, mkdir, readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type Readable, Transform, type TransformCallback, pipeline } from 'node:stream'
 import { FileStore } from '@tus/file-store'
-import { RESUMABLE_UPLOAD_ID, type ResumableUploadsPort } from '../../src/kernel/index.js'
+import {
+  RESUMABLE_UPLOAD_ID,
+  type ResumableUploadsPort,
+  checkResumableUploadId,
+  finishedUpload,
+} from '../../src/kernel/index.js'
 import type { FsStorage } from './fs-storage.js'
 
 /**
@@ -63,16 +68,6 @@ class LocalTusStore extends FileStore {
 ;(LocalTusStore.prototype as unknown as { checkOrCreateDirectory(): void }).checkOrCreateDirectory = () => undefined
 
 /** A tus store error (a plain `{ status_code, body }`) or anything else, as an Error naming the upload. */
-function uploadError(id: string, error: unknown): Error {
-  if (error instanceof Error) return error
-  const body = (error as { body?: string } | undefined)?.body?.trim()
-  return new Error(`tus upload "${id}": ${body || String(error)}`)
-}
-
-function checkId(id: string): void {
-  if (!RESUMABLE_UPLOAD_ID.test(id)) throw new Error(`"${id}" is not a resumable upload id`)
-}
-
 /**
  * Resumable uploads on the local disk: @tus/file-store keeps each upload as `<id>` (the
  * bytes) and `<id>.json` (its length and metadata) in `<root>/~tus`; a finished upload is
@@ -105,23 +100,14 @@ export class FsResumableUploads implements ResumableUploadsPort {
   }
 
   async adopt(uploadId: string, key: string): Promise<{ size: number }> {
-    checkId(uploadId)
-    let upload
-    try {
-      upload = await this.dataStore.getUpload(uploadId)
-    } catch (error) {
-      throw uploadError(uploadId, error)
-    }
-    if (upload.size === undefined || upload.offset !== upload.size) {
-      throw new Error(`tus upload "${uploadId}" is not complete (${upload.offset} of ${upload.size ?? '?'} bytes)`)
-    }
+    await finishedUpload(this.dataStore, uploadId)
     const moved = await this.storage.moveIn(join(this.directory, uploadId), key)
     await rm(join(this.directory, `${uploadId}.json`), { force: true })
     return moved
   }
 
   async remove(uploadId: string): Promise<void> {
-    checkId(uploadId)
+    checkResumableUploadId(uploadId)
     // The bytes first: an info file left alone is a leftover `expire` removes, bytes without one are too.
     await rm(join(this.directory, uploadId), { force: true })
     await rm(join(this.directory, `${uploadId}.json`), { force: true })

@@ -12,7 +12,14 @@ import {
 import { S3Store } from '@tus/s3-store'
 import { type KvStore, Upload } from '@tus/server'
 import type { Readable } from 'node:stream'
-import { RESUMABLE_UPLOAD_ID, type ResumableUploadsPort, checkStorageKey } from '../../src/kernel/index.js'
+import {
+  RESUMABLE_UPLOAD_ID,
+  type ResumableUploadsPort,
+  checkResumableUploadId,
+  checkStorageKey,
+  finishedUpload,
+  resumableUploadError,
+} from '../../src/kernel/index.js'
 import { isNotFound, serviceError } from './s3-errors.js'
 
 const MiB = 1024 * 1024
@@ -44,17 +51,7 @@ const NO_CACHE: KvStore<never> = {
   delete: async () => undefined,
 }
 
-function checkId(id: string): void {
-  if (!RESUMABLE_UPLOAD_ID.test(id)) throw new Error(`"${id}" is not a resumable upload id`)
-}
-
 /** A tus store error (a plain `{ status_code, body }`) or anything else, as an Error naming the upload. */
-function uploadError(id: string, error: unknown): Error {
-  if (error instanceof Error) return error
-  const body = (error as { body?: string } | undefined)?.body?.trim()
-  return new Error(`tus upload "${id}": ${body || String(error)}`)
-}
-
 /** The service's error names of a multipart upload that no longer exists (completed or aborted). */
 const isGoneUpload = (error: unknown): boolean =>
   isNotFound(error) || ['NoSuchUpload', 'NoSuchKey'].includes((error as Error | undefined)?.name ?? '')
@@ -76,7 +73,7 @@ class PrefixedS3Store extends S3Store {
 
   /** The object key of an upload id. */
   objectKey(id: string): string {
-    checkId(id)
+    checkResumableUploadId(id)
     return this.keyPrefix + id
   }
 
@@ -189,15 +186,7 @@ export class S3ResumableUploads implements ResumableUploadsPort {
 
   async adopt(uploadId: string, key: string): Promise<{ size: number }> {
     checkStorageKey(key)
-    let upload
-    try {
-      upload = await this.dataStore.getUpload(uploadId)
-    } catch (error) {
-      throw uploadError(uploadId, error)
-    }
-    if (upload.size === undefined || upload.offset !== upload.size) {
-      throw new Error(`tus upload "${uploadId}" is not complete (${upload.offset} of ${upload.size ?? '?'} bytes)`)
-    }
+    await finishedUpload(this.dataStore, uploadId)
     const source = this.dataStore.objectKey(uploadId)
     const target = this.prefix + key
     let size: number
@@ -222,7 +211,7 @@ export class S3ResumableUploads implements ResumableUploadsPort {
     try {
       await this.dataStore.remove(uploadId)
     } catch (error) {
-      throw serviceError('remove the tus upload', uploadId, this.bucket, uploadError(uploadId, error))
+      throw serviceError('remove the tus upload', uploadId, this.bucket, resumableUploadError(uploadId, error))
     }
   }
 

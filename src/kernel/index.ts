@@ -36,6 +36,7 @@ export type { KernelPorts, PortName } from './ports.js'
 export type { CredentialsPort, DigestCredentials, Principal } from './ports/credentials.port.js'
 export { NONCE_COUNT_WINDOW, type NonceCounterPort } from './ports/nonce-counter.port.js'
 export { RESUMABLE_UPLOAD_ID, type ResumableUploadsPort } from './ports/resumable-uploads.port.js'
+export { checkResumableUploadId, finishedUpload, resumableUploadError } from './ports/resumable-uploads.checks.js'
 export {
   STORAGE_KEY,
   StorageKeyError,
