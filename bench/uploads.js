@@ -18,14 +18,20 @@
  * For each: MB/s (10^6 bytes per second, from the first byte sent to the server's answer,
  * which comes after its fsync and its database commit), the ratio of each upload to the copy
  * (goal: 70% or more), the CPU time of the server and of the bench process (the client, or
- * the copy), and the server's peak RSS during the upload (goal: under 200 MB).
+ * the copy), and the server's peak RSS during the upload (goal: under 200 MB). bench/run.js
+ * runs them on a fresh server when the read scenarios ran first (their load grows its heap).
  *
  * How:
  *   - The 1 GiB source file is made once per run in a fresh temp dir (a 16 MiB random block
  *     repeated, each copy stamped with its index), fsynced, and removed at the end, also on
- *     failure. Free disk is checked first: about three times the file size is needed.
- *   - Rounds (BENCH_UPLOAD_ROUNDS) interleave copy, multipart and tus; the table keeps each
- *     kind's fastest round (the one least disturbed by other load), results keep them all.
+ *     failure. Free disk is checked first: about three times the file size is needed, else the
+ *     uploads are skipped (said, not failed).
+ *   - Rounds (BENCH_UPLOAD_ROUNDS) interleave copy, multipart and tus. The table shows each
+ *     kind's first round (a server that has not uploaded yet: V8's heap is still small, as
+ *     again after a quiet spell, and costs more garbage collection) against the copy of the
+ *     same round, and its fastest round (warm, least disturbed by other load) against the
+ *     fastest copy; the ratio goal is met only when both are. Results keep every run, with
+ *     the CPU time of every other process meanwhile (`otherCpuMs`, from /proc/stat).
  *   - Peak RSS, two ways: the server child samples `process.memoryUsage.rss()` every 50 ms
  *     between two IPC messages (portable), and on Linux the parent also resets the kernel's
  *     high-water mark (`/proc/<pid>/clear_refs`, 5) before the upload and reads `VmHWM`
@@ -73,20 +79,29 @@ export const uploadSettings = {
 /** Goals of the upload issue: each upload at >= 70% of the streamed copy's MB/s, server peak RSS < 200 MB. */
 export const UPLOAD_GOAL = { ratio: 0.7, rssMB: 200 }
 
-/** Child side: samples the process RSS every 50 ms until `stop()`, which answers `{ max, first, samples }`. */
+/**
+ * Child side: samples the process RSS every 50 ms until `stop()`, which answers
+ * `{ max, first, samples, atMax }`; `atMax` is `process.memoryUsage()` when the largest
+ * sample was taken (what the RSS is made of: V8 heap, Buffers).
+ */
 export function sampleRss() {
   const first = process.memoryUsage.rss()
   let max = first
+  let atMax = process.memoryUsage()
   let samples = 1
-  const timer = setInterval(() => {
-    max = Math.max(max, process.memoryUsage.rss())
+  const sample = () => {
+    const rss = process.memoryUsage.rss()
     samples += 1
-  }, 50)
+    if (rss <= max) return
+    max = rss
+    atMax = process.memoryUsage()
+  }
+  const timer = setInterval(sample, 50)
   return {
     stop() {
       clearInterval(timer)
-      max = Math.max(max, process.memoryUsage.rss())
-      return { max, first, samples: samples + 1 }
+      sample()
+      return { max, first, samples, atMax }
     },
   }
 }
@@ -361,10 +376,19 @@ export async function runUploads({ app, server, cred, say }) {
         benchCpuSystemMs: Math.round(benchCpu.system / 1000),
         // CPU time of every other process meanwhile (other load on the machine, the kernel's writeback).
         otherCpuMs:
-          busy === null ? null : Math.max(0, Math.round(busy - (cpuUser + cpuSystem + benchCpu.user + benchCpu.system) / 1000)),
+          busy === null
+            ? null
+            : Math.max(0, Math.round(busy - (cpuUser + cpuSystem + benchCpu.user + benchCpu.system) / 1000)),
         rssBeforeMB: round1(mb(rss.first)),
         peakRssSampledMB: round1(mb(rss.max)),
         rssSamples: rss.samples,
+        // At the largest sample: the V8 heap (reserved, used) and the Buffers outside it.
+        atPeakMB: {
+          heapTotal: round1(mb(rss.atMax.heapTotal)),
+          heapUsed: round1(mb(rss.atMax.heapUsed)),
+          external: round1(mb(rss.atMax.external)),
+          arrayBuffers: round1(mb(rss.atMax.arrayBuffers)),
+        },
         peakRssKernelMB: hwm === null ? null : round1(mb(hwm)),
         status: answer?.status ?? null,
         storedSize: null,
@@ -428,38 +452,36 @@ export async function runUploads({ app, server, cred, say }) {
     rmSync(workDir, { recursive: true, force: true })
   }
 
-  const best = (kind) =>
-    out.runs.filter((run) => run.kind === kind && run.ok).reduce((a, b) => (a && a.MBps >= b.MBps ? a : b), undefined)
-  const copy = best('streamed copy')
+  // Two figures per kind: the first round (a server that has not uploaded yet, as after a
+  // quiet spell, when V8 has shrunk its heap again) and the fastest round (warm server).
+  const ok = (kind) => out.runs.filter((run) => run.kind === kind && run.ok)
+  const fastest = (kind) => ok(kind).reduce((a, b) => (a && a.MBps >= b.MBps ? a : b), undefined)
+  const firstOf = (kind) => ok(kind).find((run) => run.round === 1)
+  const ratio = (run, copy) => (run && copy ? run.MBps / copy.MBps : null)
+  const figures = (run, copy) =>
+    run ? { MBps: run.MBps, ratio: ratio(run, copy), serverCpuMs: run.serverCpuMs, benchCpuMs: run.benchCpuMs } : null
   for (const kind of [...new Set(out.runs.map((run) => run.kind))]) {
     const runs = out.runs.filter((run) => run.kind === kind)
-    const fastest = best(kind)
+    const isCopy = kind === 'streamed copy'
     const peak = (key) => Math.max(...runs.map((run) => run[key] ?? 0))
     const row = {
       scenario: kind,
-      MBps: fastest?.MBps ?? null,
+      first: figures(firstOf(kind), firstOf('streamed copy')),
+      best: figures(fastest(kind), fastest('streamed copy')),
       allMBps: runs.map((run) => run.MBps),
-      ratio: copy && fastest ? fastest.MBps / copy.MBps : null,
-      serverCpuMs: kind === 'streamed copy' ? null : (fastest?.serverCpuMs ?? null),
-      benchCpuMs: fastest?.benchCpuMs ?? null,
-      peakRssSampledMB: kind === 'streamed copy' ? null : peak('peakRssSampledMB'),
-      peakRssKernelMB:
-        kind === 'streamed copy' || runs.some((run) => run.peakRssKernelMB === null) ? null : peak('peakRssKernelMB'),
+      otherCpuMs: Math.max(...runs.map((run) => run.otherCpuMs ?? 0)),
+      peakRssSampledMB: isCopy ? null : peak('peakRssSampledMB'),
+      peakRssKernelMB: isCopy || runs.some((run) => run.peakRssKernelMB === null) ? null : peak('peakRssKernelMB'),
       rssBeforeMB: runs[0]?.rssBeforeMB ?? null,
       ok: runs.every((run) => run.ok),
     }
     out.rows.push(row)
-    if (kind === 'streamed copy') continue
-    if (!row.ok) continue
+    if (isCopy || !row.ok) continue
     const rssMB = row.peakRssKernelMB ?? row.peakRssSampledMB
+    // The ratio goal holds only when the first upload meets it too.
+    const measured = Math.min(row.first?.ratio ?? Infinity, row.best.ratio)
     out.goals.push(
-      {
-        scenario: kind,
-        goal: 'ratio',
-        target: UPLOAD_GOAL.ratio,
-        measured: row.ratio,
-        met: row.ratio >= UPLOAD_GOAL.ratio,
-      },
+      { scenario: kind, goal: 'ratio', target: UPLOAD_GOAL.ratio, measured, met: measured >= UPLOAD_GOAL.ratio },
       { scenario: kind, goal: 'peakRssMB', target: UPLOAD_GOAL.rssMB, measured: rssMB, met: rssMB < UPLOAD_GOAL.rssMB },
     )
   }
@@ -470,26 +492,38 @@ export async function runUploads({ app, server, cred, say }) {
 export function formatUploadTable(rows) {
   const header = [
     'Scenario',
-    'MB/s',
-    'runs MB/s',
+    'first MB/s',
+    'vs copy',
+    'server CPU s',
+    'best MB/s',
     'vs copy',
     'server CPU s',
     'bench CPU s',
+    'other CPU s',
     'RSS before MB',
     'peak RSS MB',
     'ok',
   ]
-  const lines = rows.map((r) => [
-    r.scenario,
-    r.MBps === null ? '-' : r.MBps.toFixed(1),
-    r.allMBps.map((v) => v.toFixed(0)).join(' / '),
-    r.ratio === null ? '-' : `${(r.ratio * 100).toFixed(1)}%`,
-    r.serverCpuMs === null ? '-' : (r.serverCpuMs / 1000).toFixed(2),
-    r.benchCpuMs === null ? '-' : (r.benchCpuMs / 1000).toFixed(2),
-    r.scenario === 'streamed copy' ? '-' : String(r.rssBeforeMB),
-    r.scenario === 'streamed copy' ? '-' : `${r.peakRssKernelMB ?? '?'} (sampled ${r.peakRssSampledMB})`,
-    r.ok ? 'yes' : 'NO',
-  ])
+  const num = (value, digits = 1) => (value === null || value === undefined ? '-' : value.toFixed(digits))
+  const pct = (value) => (value === null || value === undefined ? '-' : `${(value * 100).toFixed(1)}%`)
+  const secs = (ms, copy) => (copy || ms === null || ms === undefined ? '-' : (ms / 1000).toFixed(2))
+  const lines = rows.map((r) => {
+    const copy = r.scenario === 'streamed copy'
+    return [
+      r.scenario,
+      num(r.first?.MBps),
+      pct(r.first?.ratio),
+      secs(r.first?.serverCpuMs, copy),
+      num(r.best?.MBps),
+      pct(r.best?.ratio),
+      secs(r.best?.serverCpuMs, copy),
+      secs(r.best?.benchCpuMs, false),
+      secs(r.otherCpuMs, false),
+      copy ? '-' : String(r.rssBeforeMB),
+      copy ? '-' : `${r.peakRssKernelMB ?? '?'} (sampled ${r.peakRssSampledMB})`,
+      r.ok ? 'yes' : 'NO',
+    ]
+  })
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)))
   const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n')
