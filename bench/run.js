@@ -41,7 +41,8 @@
  *                          access log lines at all
  *   BENCH_CPU_PROF [unset] a directory: run the mediactl child under `node --cpu-prof`
  *                          and write its .cpuprofile there
- *   BENCH_SERVER_ARGS [unset] more node flags for the mediactl child (`--trace-gc`, ...)
+ *   BENCH_SERVER_ARGS [unset] more node flags for the mediactl child (`--trace-gc`, ...), after
+ *                          `--initial-old-space-size=128`, which it always gets (as bin/run.js does)
  *   BENCH_ONLY [unset]     `info`, `list`, `authz` or `upload`: run that scenario only (for
  *                          profiling)
  *   BENCH_UPLOAD_MB, BENCH_UPLOAD_ROUNDS, BENCH_TUS_CHUNK_MB, BENCH_UPLOAD_KINDS: see
@@ -72,7 +73,8 @@ const settings = {
   platforms: Number(process.env.BENCH_PLATFORMS ?? 10_000),
   log: process.env.BENCH_LOG === 'warn' ? 'warn' : 'file',
   cpuProf: process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined,
-  serverArgs: (process.env.BENCH_SERVER_ARGS ?? '').split(/\s+/).filter(Boolean),
+  // The heap flag production runs with (bin/run.js, npm start, the service unit), then any extra.
+  serverArgs: ['--initial-old-space-size=128', ...(process.env.BENCH_SERVER_ARGS ?? '').split(/\s+/).filter(Boolean)],
   only: ['info', 'list', 'authz', 'upload'].includes(process.env.BENCH_ONLY ?? '') ? process.env.BENCH_ONLY : undefined,
   users: Number(process.env.BENCH_USERS ?? 1000),
 }

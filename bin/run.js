@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --initial-old-space-size=128
 import { execute } from '@oclif/core'
 
 await execute({ dir: import.meta.url })

@@ -1,21 +1,28 @@
-import type { PluginDefinition } from './kernel/index.js'
-import identity from '../plugins/identity/index.js'
-import files from '../plugins/files/index.js'
-import metadata from '../plugins/metadata/index.js'
-import platforms from '../plugins/platforms/index.js'
-import root from '../plugins/root/index.js'
-import stateRedis from '../plugins/state-redis/index.js'
-import storageFs from '../plugins/storage-fs/index.js'
-import storageS3 from '../plugins/storage-s3/index.js'
+import type { PluginCatalog, PluginDefinition } from './kernel/index.js'
 
-/** Every plugin shipped with mediactl; the `plugins` config key chooses which are enabled. */
-export const CATALOG: PluginDefinition<never>[] = [
-  root,
-  platforms,
-  identity,
-  metadata,
-  files,
-  stateRedis,
-  storageFs,
-  storageS3,
-] as PluginDefinition<never>[]
+/** A plugin module: its default export is the definition. */
+type Loader = () => Promise<{ default: unknown }>
+
+/**
+ * Every plugin shipped with mediactl, by name; the `plugins` config key chooses which are
+ * enabled, and only those are imported (storage-s3 brings the AWS SDK: about 10 MB of heap
+ * and a slower start, for nothing when the files stay on the local disk).
+ */
+const LOADERS: Record<string, Loader> = {
+  root: () => import('../plugins/root/index.js'),
+  platforms: () => import('../plugins/platforms/index.js'),
+  identity: () => import('../plugins/identity/index.js'),
+  metadata: () => import('../plugins/metadata/index.js'),
+  files: () => import('../plugins/files/index.js'),
+  'state-redis': () => import('../plugins/state-redis/index.js'),
+  'storage-fs': () => import('../plugins/storage-fs/index.js'),
+  'storage-s3': () => import('../plugins/storage-s3/index.js'),
+}
+
+export const CATALOG: PluginCatalog = {
+  names: Object.keys(LOADERS),
+  async load(names) {
+    const known = names.filter((name) => Object.hasOwn(LOADERS, name))
+    return Promise.all(known.map(async (name) => (await LOADERS[name]!()).default as PluginDefinition<never>))
+  },
+}

@@ -31,7 +31,15 @@ export { renderXml, xml, type XmlNode } from './http/xml.js'
 export { ensureKeyPair, ensureSecret, instancePaths, readSecret } from './instance.js'
 export { Kernel, type BootOptions, type Listening } from './kernel.js'
 export { createLogger, type Logger } from './log.js'
-export { definePlugin, resolvePlugins, type PluginContext, type PluginDefinition, type Seeder } from './plugin.js'
+export {
+  catalogOf,
+  definePlugin,
+  resolvePlugins,
+  type PluginCatalog,
+  type PluginContext,
+  type PluginDefinition,
+  type Seeder,
+} from './plugin.js'
 export type { KernelPorts, PortName } from './ports.js'
 export type { CredentialsPort, DigestCredentials, Principal } from './ports/credentials.port.js'
 export { NONCE_COUNT_WINDOW, type NonceCounterPort } from './ports/nonce-counter.port.js'

@@ -16,7 +16,14 @@ import { MemoryNonceCounter } from './http/nonce-counter.memory.js'
 import { RouteTable } from './http/router.js'
 import { readSecret } from './instance.js'
 import { type Logger, createLogger } from './log.js'
-import { type PluginContext, type PluginDefinition, type Seeder, resolvePlugins } from './plugin.js'
+import {
+  type PluginCatalog,
+  type PluginContext,
+  type PluginDefinition,
+  type Seeder,
+  checkEnabled,
+  resolvePlugins,
+} from './plugin.js'
 import { PortRegistry } from './ports.js'
 import type { NonceCounterPort } from './ports/nonce-counter.port.js'
 import type { KernelServices } from './services.js'
@@ -24,8 +31,8 @@ import type { KernelServices } from './services.js'
 export interface BootOptions {
   /** The validated configuration (see loadConfig). */
   config: Config
-  /** Every plugin available; `config.plugins` picks which are enabled. */
-  catalog: PluginDefinition<never>[]
+  /** Every plugin available; `config.plugins` picks which are enabled (and only those are loaded). */
+  catalog: PluginCatalog
   /** Logger to use instead of one made from `log_level`. */
   logger?: Logger
 }
@@ -77,9 +84,11 @@ export class Kernel {
   static async boot(options: BootOptions): Promise<Kernel> {
     const { config } = options
     const log = options.logger ?? createLogger(config.log_level)
-    const plugins = resolvePlugins(config.plugins, options.catalog)
+    const { catalog } = options
+    checkEnabled(config.plugins, catalog.names)
+    const plugins = resolvePlugins(config.plugins, await catalog.load([...new Set(config.plugins)]))
 
-    const pluginNames = new Set(options.catalog.map((p) => p.name))
+    const pluginNames = new Set(catalog.names)
     const unknown = Object.keys(config).filter((key) => !KERNEL_KEYS.has(key) && !pluginNames.has(key))
     if (unknown.length) {
       throw new ConfigError(`unknown configuration key(s): ${unknown.join(', ')}; see docs/configuration.md`)

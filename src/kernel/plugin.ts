@@ -70,6 +70,34 @@ export interface PluginDefinition<C = unknown> {
   register(ctx: PluginContext<C>): void | Promise<void>
 }
 
+/**
+ * Where plugins come from: the names of every plugin available (also the config sections
+ * accepted for disabled ones), and a loader for the enabled ones, so that a plugin that is
+ * not enabled is never imported (a backend's SDK costs memory and start-up time).
+ */
+export interface PluginCatalog {
+  /** Every plugin available, enabled or not. */
+  readonly names: readonly string[]
+  /** The definitions of these plugins (all known names). */
+  load(names: readonly string[]): Promise<PluginDefinition<never>[]>
+}
+
+/** A catalog of definitions already loaded (tests, embedding). */
+export function catalogOf(definitions: readonly PluginDefinition<never>[]): PluginCatalog {
+  return {
+    names: definitions.map((plugin) => plugin.name),
+    load: (names) => Promise.resolve(definitions.filter((plugin) => names.includes(plugin.name))),
+  }
+}
+
+/** Throws the error of `resolvePlugins` for an enabled name that no plugin of the catalog has. */
+export function checkEnabled(enabled: readonly string[], available: readonly string[]): void {
+  const unknown = enabled.find((name) => !available.includes(name))
+  if (unknown !== undefined) {
+    throw new Error(`unknown plugin "${unknown}" in the "plugins" config key; available: ${available.join(', ')}`)
+  }
+}
+
 export function definePlugin<C = unknown>(definition: PluginDefinition<C>): PluginDefinition<C> {
   return definition
 }

@@ -68,7 +68,13 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
   config.plugins = [...config.plugins, ...extra.map((p) => p.name)]
   const kernel = await Kernel.boot({
     config,
-    catalog: [...CATALOG, ...(extra as PluginDefinition<never>[])],
+    catalog: {
+      names: [...CATALOG.names, ...extra.map((plugin) => plugin.name)],
+      load: async (names) => [
+        ...(await CATALOG.load(names)),
+        ...(extra as PluginDefinition<never>[]).filter((plugin) => names.includes(plugin.name)),
+      ],
+    },
     logger: options.logger ?? createLogger('silent'),
   })
   await kernel.migrator.up()

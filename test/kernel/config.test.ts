@@ -52,7 +52,7 @@ describe('loadConfig defaults', () => {
     })
     expect(config.database).toEqual({ url: '', pool_max: 10, debug: false })
     expect(config.auth).toEqual({ realm: 'mediactl', nonce_ttl: 300, secret: '' })
-    expect(config.plugins).toEqual(['root', 'platforms', 'identity', 'storage-fs', 'metadata'])
+    expect(config.plugins).toEqual(['root', 'platforms', 'identity', 'storage-fs', 'metadata', 'files'])
     expect(config['storage-fs']).toEqual({ root: '' })
   })
 

@@ -231,7 +231,7 @@ export function readForm(
     const interrupted = (): void => fail(badRequest('The request body was interrupted.'))
     req.on('aborted', interrupted)
     req.on('close', () => {
-      if (!req.complete) interrupted()
+      if (req.complete === false) interrupted()
     })
     req.pipe(parser)
   })
