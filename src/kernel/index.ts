@@ -67,6 +67,16 @@ export {
 } from './ports/storage.checks.js'
 export { ByteCounter } from './ports/storage.limit.js'
 export type { KernelServices } from './services.js'
+export type { EnqueueOptions, JobContext, JobHandler, JobRecord, JobState, QueuePort } from './ports/queue.port.js'
+export type {
+  EncodeRequest,
+  EncoderPort,
+  LogoPlacement,
+  MediaType,
+  ProbeResult,
+  ProbedStream,
+  RenditionOutput,
+} from './ports/encoder.port.js'
 export { signToken, verifyToken, type TokenCheck, type TokenProblem } from './signed-token.js'
 export { INSTANCE_ADMIN_FLAG, hasFlag, isInstanceAdmin, requireFlag } from './authz/flags.js'
 export { Authz, PLATFORM_ADMIN_FLAG, type Describe } from './authz/authz.service.js'
