@@ -9,7 +9,9 @@
  *      and headers mediactl answered (captured first), as the ceiling for this machine;
  *   4. user reads as an installation administrator and as a reader (authorization cost);
  *   5. 1 GiB uploads (multipart `POST /files` and tus) against a streamed copy of the same
- *      file on the same disk, with the server's peak RSS: see bench/uploads.js.
+ *      file on the same disk, with the server's peak RSS: see bench/uploads.js;
+ *   6. the encoding of a 60 s 1080p video through the pipeline (upload answered to `finished`)
+ *      against the encoder port's own work on the same file: see bench/encoding.js.
  * For each it prints req/s, p50 and p99 latency, the non-2xx / error counts (must be 0), the
  * ratio to the bare server and the server's CPU time per request (process.cpuUsage of the
  * server child over the measured run), then writes everything to bench/results/latest.json.
@@ -43,10 +45,11 @@
  *                          and write its .cpuprofile there
  *   BENCH_SERVER_ARGS [unset] more node flags for the mediactl child (`--trace-gc`, ...), after
  *                          `--initial-old-space-size=128`, which it always gets (as bin/run.js does)
- *   BENCH_ONLY [unset]     `info`, `list`, `authz` or `upload`: run that scenario only (for
- *                          profiling)
+ *   BENCH_ONLY [unset]     `info`, `list`, `authz`, `upload` or `encode`: run that scenario
+ *                          only (for profiling)
  *   BENCH_UPLOAD_MB, BENCH_UPLOAD_ROUNDS, BENCH_TUS_CHUNK_MB, BENCH_UPLOAD_KINDS: see
  *                          bench/uploads.js
+ *   BENCH_ENCODE_SECONDS, BENCH_ENCODE_ROUNDS: see bench/encoding.js
  *
  * Exit code: 0 when every scenario ran with no non-2xx answer and no socket error, and every
  * upload stored the whole file (whether or not the performance goals are met), 1 otherwise.
@@ -59,6 +62,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { authorization, challenge, fetchRaw, md5 } from './digest.js'
+import { ENCODE_GOAL, formatEncodingTable, runEncoding } from './encoding.js'
 import { formatUploadTable, runUploads, sampleRss } from './uploads.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
@@ -75,7 +79,9 @@ const settings = {
   cpuProf: process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined,
   // The heap flag production runs with (bin/run.js, npm start, the service unit), then any extra.
   serverArgs: ['--initial-old-space-size=128', ...(process.env.BENCH_SERVER_ARGS ?? '').split(/\s+/).filter(Boolean)],
-  only: ['info', 'list', 'authz', 'upload'].includes(process.env.BENCH_ONLY ?? '') ? process.env.BENCH_ONLY : undefined,
+  only: ['info', 'list', 'authz', 'upload', 'encode'].includes(process.env.BENCH_ONLY ?? '')
+    ? process.env.BENCH_ONLY
+    : undefined,
   users: Number(process.env.BENCH_USERS ?? 1000),
 }
 
@@ -237,6 +243,11 @@ async function mediactlServer() {
   const [{ users }] = await knex('users').where({ platform_id: campus.id }).count({ users: '*' })
 
   const { url } = await kernel.listen(0, '127.0.0.1')
+  // Run the queued jobs (encodings) as `mediactl serve` does, on the encoding scenario's server
+  // only: the upload scenarios' random files would be probed meanwhile otherwise.
+  const { ports } = kernel.services
+  const consumes = ports.has('queue') && ports.get('queue').consumesInServe
+  const jobs = process.argv.includes('--jobs') && consumes ? await kernel.startJobs() : false
   let stopping = false
   const stop = async () => {
     if (stopping) return
@@ -258,6 +269,7 @@ async function mediactlServer() {
     platforms: Number(count),
     insertMs,
     logLevel: level,
+    jobs: Boolean(jobs),
     logFile: logFile ?? null,
     storageRoot: join(dataDir, 'storage'),
   })
@@ -313,8 +325,8 @@ function ask(child, command, key) {
 }
 
 /** Forks this file in a role and waits for its first IPC message (its address). */
-function startChild(role, execArgv = []) {
-  const child = fork(fileURLToPath(import.meta.url), [`--role=${role}`], {
+function startChild(role, execArgv = [], args = []) {
+  const child = fork(fileURLToPath(import.meta.url), [`--role=${role}`, ...args], {
     execArgv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
@@ -438,6 +450,7 @@ async function main() {
   const mediactl = startChild('mediactl', execArgv)
   let bare
   let uploadServer
+  let encodeServer
   try {
     const app = await mediactl.ready
     say(`mediactl at ${app.url}: ${app.platforms} platforms (bulk insert ${app.insertMs} ms)`)
@@ -604,6 +617,21 @@ async function main() {
       uploads.readServerRssMB = readServerRss === null ? null : mb(readServerRss)
     }
 
+    // Encoding (bench/encoding.js): on a fresh server of its own that runs the queued jobs (as
+    // `mediactl serve`), the other servers stopped, so nothing else of the bench holds memory
+    // or CPU while ffmpeg runs.
+    let encoding = null
+    if (wanted('encode')) {
+      const startServer = async () => {
+        await Promise.all([mediactl.stop(), bare?.stop(), uploadServer?.stop()])
+        encodeServer = startChild('mediactl', execArgv, ['--jobs'])
+        const ready = await encodeServer.ready
+        if (!ready.jobs) throw new Error('the mediactl child runs no jobs: no queue consuming in serve')
+        return { server: encodeServer, app: ready }
+      }
+      encoding = await runEncoding({ startServer, dist, say })
+    }
+
     for (const row of rows) {
       if (row.server === 'bare node:http') continue
       const base = rows.find((r) => r.scenario === row.scenario && r.server === 'bare node:http')
@@ -617,7 +645,8 @@ async function main() {
     }
     const valid =
       [...rows, ...authzRows].every((r) => r.non2xx === 0 && r.errors === 0 && r.timeouts === 0) &&
-      (uploads?.valid ?? true)
+      (uploads?.valid ?? true) &&
+      (encoding?.valid ?? true)
     const authzGoals = authzRows
       .filter((r) => r.ratio !== null)
       .map((r) => ({
@@ -670,13 +699,27 @@ async function main() {
         say(`goal: ${goal.scenario} ${shown} -> ${goal.met ? 'met' : 'NOT met'}`)
       }
     }
+    if (encoding) {
+      say('')
+      say(formatEncodingTable(encoding))
+      say('')
+      const goal = encoding.goal
+      if (goal) {
+        say(
+          `goal: encoding pipeline (upload answered -> finished) at most ${ENCODE_GOAL.ratio}x the bare encoder ` +
+            `work (fastest rounds): ${goal.measured.toFixed(3)}x -> ${goal.met ? 'met' : 'NOT met'}`,
+        )
+      }
+    }
     if (loadBefore[0] > 1) {
       say(
         `note: the 1-minute load average was ${loadBefore[0].toFixed(1)} before the run: other processes ` +
           'may have competed for the CPU; the CPU time columns are the least sensitive to that.',
       )
     }
-    if (!valid) say('INVALID RUN: some requests failed (non-2xx, socket errors, timeouts or uploads); see the tables.')
+    if (!valid) {
+      say('INVALID RUN: some requests failed (non-2xx, socket errors, timeouts, uploads or encodings); see the tables.')
+    }
 
     const report = {
       date: new Date().toISOString(),
@@ -702,6 +745,7 @@ async function main() {
       goals,
       authzGoals,
       uploads,
+      encoding,
       valid,
     }
     mkdirSync(dirname(RESULTS), { recursive: true })
@@ -709,7 +753,7 @@ async function main() {
     say(`results written to ${RESULTS}`)
     process.exitCode = valid ? 0 : 1
   } finally {
-    await Promise.all([mediactl.stop(), bare?.stop(), uploadServer?.stop()])
+    await Promise.all([mediactl.stop(), bare?.stop(), uploadServer?.stop(), encodeServer?.stop()])
     if (settings.cpuProf) say(`CPU profile of the mediactl server written to ${settings.cpuProf}`)
   }
 }

@@ -155,7 +155,7 @@ const kernelPeak = {
 }
 
 /** CPU time every process of the machine has used so far, in ms (Linux `/proc/stat`); null elsewhere. */
-function machineBusyMs() {
+export function machineBusyMs() {
   try {
     const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
       .split('\n', 1)[0]
@@ -178,7 +178,7 @@ async function streamedCopy(source, target) {
   await pipeline(createReadStream(source), createWriteStream(target, { flags: 'wx', flush: true }))
 }
 
-const slugOf = (xmlText) =>
+export const slugOf = (xmlText) =>
   /<slug><!\[CDATA\[([^\]]*)\]\]><\/slug>|<slug>([^<]*)<\/slug>/.exec(xmlText)?.slice(1).find(Boolean)
 const sizeOf = (xmlText) => Number(/<size>(\d+)<\/size>/.exec(xmlText)?.[1] ?? NaN)
 const slugsOf = (xmlText) =>
@@ -188,7 +188,7 @@ const slugsOf = (xmlText) =>
  * `POST /files` with the file as the multipart part `path`, streamed from disk: the framing
  * around an fs.createReadStream, Content-Length known up front. Resolves with the answer.
  */
-async function multipartUpload(app, cred, source, size, name) {
+export async function multipartUpload(app, cred, source, size, name) {
   const boundary = `mediactl-bench-${randomBytes(12).toString('hex')}`
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="path"; filename="${name}"\r\n` +

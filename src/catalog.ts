@@ -17,6 +17,11 @@ const LOADERS: Record<string, Loader> = {
   'state-redis': () => import('../plugins/state-redis/index.js'),
   'storage-fs': () => import('../plugins/storage-fs/index.js'),
   'storage-s3': () => import('../plugins/storage-s3/index.js'),
+  'encoder-ffmpeg': () => import('../plugins/encoder-ffmpeg/index.js'),
+  'queue-inline': () => import('../plugins/queue-inline/index.js'),
+  'queue-bullmq': () => import('../plugins/queue-bullmq/index.js'),
+  encoding: () => import('../plugins/encoding/index.js'),
+  subtitles: () => import('../plugins/subtitles/index.js'),
 }
 
 export const CATALOG: PluginCatalog = {

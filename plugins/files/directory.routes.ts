@@ -1,6 +1,7 @@
 import { type HttpContext, type Router, invalid, reply } from '../../src/kernel/index.js'
 import { directoryInfoXml, directoryListingXml, directorySearchXml } from './directory.xml.js'
 import { createDirectory, deleteDirectory, renameDirectory } from './directory.service.js'
+import { describeFiles, wantsToken } from './file-media.service.js'
 import { fileQueries } from './file.queries.js'
 import type { DirectoryView } from './files.types.js'
 import { ownDirectory, requireFileFlag } from './files.lookup.js'
@@ -14,7 +15,8 @@ async function listing(c: HttpContext, directory: DirectoryView | null) {
     fileQueries.directoriesIn(reader, c.principal.id, directory?.id ?? null),
     fileQueries.filesIn(reader, c.principal.id, directory?.id ?? null),
   ])
-  return reply.xml(200, directoryListingXml(c.links, directory, subdirectories, files))
+  const media = await describeFiles(c.services, files, wantsToken(c))
+  return reply.xml(200, directoryListingXml(c.links, directory, subdirectories, files, media))
 }
 
 /** A user's directories: the root at `/files`, one directory at a time, and the search. */

@@ -1,6 +1,6 @@
 import { type LinkBuilder, type XmlNode, xml } from '../../src/kernel/index.js'
 import { directoryUrl, fileSummaryXml } from './file.xml.js'
-import type { DirectoryView, FileView } from './files.types.js'
+import type { DirectoryView, FileMedia, FileView } from './files.types.js'
 
 /** The name the root directory shows: it has no row, so no name of its own (docs/decisions.md). */
 export const ROOT_NAME = '/'
@@ -23,6 +23,7 @@ export function directoryListingXml(
   directory: DirectoryView | null,
   subdirectories: readonly DirectoryView[],
   files: readonly FileView[],
+  media?: ReadonlyMap<number, FileMedia>,
 ): XmlNode {
   return xml.el('files', { href: directoryUrl(links, directory?.slug ?? null) }, [
     xml.str('name', directory?.name ?? ROOT_NAME),
@@ -33,7 +34,7 @@ export function directoryListingXml(
         xml.str('name', sub.name),
       ]),
     ),
-    ...files.map((file) => fileSummaryXml(links, file)),
+    ...files.map((file) => fileSummaryXml(links, file, media?.get(file.id))),
   ])
 }
 

@@ -1,5 +1,6 @@
 import { type HttpContext, type Router, reply } from '../../src/kernel/index.js'
 import { checkMetadataValues, metadataQueries } from '../metadata/index.js'
+import { describeFiles, wantsToken } from './file-media.service.js'
 import { fileQueries } from './file.queries.js'
 import { deleteFile, updateFile } from './file.service.js'
 import { fileInfoXml, fileStatusXml } from './file.xml.js'
@@ -9,10 +10,11 @@ import { nameField } from './name.fields.js'
 
 const OWNER = 'the owner only (files are private); anyone else gets 404'
 
-/** File info, with the metadata definitions of its platform for the value elements. */
+/** File info, with the metadata definitions of its platform for the value elements and what other plugins show. */
 export async function fileInfo(c: HttpContext, file: FileView, status: 'word' | 'code' = 'word') {
   const definitions = await metadataQueries.ofPlatform(c.services.reader, file.platformId)
-  return fileInfoXml(c.links, file, definitions, status)
+  const media = await describeFiles(c.services, [file], wantsToken(c))
+  return fileInfoXml(c.links, file, definitions, status, media.get(file.id))
 }
 
 /** One file: info, status, partial update (name, metadata values), delete. */

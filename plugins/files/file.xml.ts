@@ -1,6 +1,6 @@
 import { type LinkBuilder, type XmlNode, xml } from '../../src/kernel/index.js'
 import type { MetadataDefinitionView } from '../metadata/index.js'
-import { type FileView, encodingCode } from './files.types.js'
+import { type FileMedia, type FileView, encodingCode } from './files.types.js'
 
 /** How the answers show `encoding_status`: the word, or the code (the upload answer, as the spec shows). */
 export type StatusForm = 'word' | 'code'
@@ -16,6 +16,16 @@ const status = (file: FileView, form: StatusForm): XmlNode =>
 
 // finished shows 100 whatever was stored last (API-DECISIONS: Files and encoding).
 const progress = (file: FileView): number => (file.encodingStatus === 'finished' ? 100 : file.encodingProgress)
+
+const NO_MEDIA: FileMedia = { thumbnail: '', subtitles: [] }
+
+/** `<subtitles>`: one `subtitle` per subtitle, with its language and the API URL that removes it. */
+const subtitlesXml = (media: FileMedia): XmlNode =>
+  xml.el(
+    'subtitles',
+    undefined,
+    media.subtitles.map((subtitle) => xml.el('subtitle', { language: subtitle.language, href: subtitle.href })),
+  )
 
 /** An XML element name for a metadatum: its slug, which is one unless it starts with a digit. */
 const elementName = (slug: string): string => (/^[a-z_]/.test(slug) ? slug : `m-${slug}`)
@@ -37,14 +47,15 @@ function metadataXml(file: FileView, definitions: readonly MetadataDefinitionVie
 
 /**
  * File info (`GET /file/<slug>`, and the answers of upload and update): every field of the
- * spec, and `encoding_error` when encoding failed. `thumbnail` and `embed` stay empty until
- * the media pipeline and publishing fill them.
+ * spec, and `encoding_error` when encoding failed. `media` (thumbnail, subtitles) comes
+ * from the plugins that own them (`file.describe`); `embed` stays empty (deprecated).
  */
 export function fileInfoXml(
   links: LinkBuilder,
   file: FileView,
   definitions: readonly MetadataDefinitionView[],
   form: StatusForm = 'word',
+  media: FileMedia = NO_MEDIA,
 ): XmlNode {
   return xml.el('file', { href: links.url('file', file.slug) }, [
     xml.str('slug', file.slug),
@@ -56,15 +67,15 @@ export function fileInfoXml(
     xml.num('encoding_progress', progress(file)),
     ...(file.encodingError ? [xml.str('encoding_error', file.encodingError)] : []),
     xml.link('directory', directoryUrl(links, file.directorySlug), 'parent'),
-    xml.str('thumbnail', ''),
+    xml.str('thumbnail', media.thumbnail),
     xml.str('embed', ''),
     metadataXml(file, definitions),
-    xml.el('subtitles', undefined, []),
+    subtitlesXml(media),
   ])
 }
 
 /** A file in a directory answer: href, slug, name, size, type, encoding_status, encoding_progress, thumbnail. */
-export function fileSummaryXml(links: LinkBuilder, file: FileView): XmlNode {
+export function fileSummaryXml(links: LinkBuilder, file: FileView, media: FileMedia = NO_MEDIA): XmlNode {
   return xml.el('file', { href: links.url('file', file.slug) }, [
     xml.str('slug', file.slug),
     xml.str('name', file.name),
@@ -72,7 +83,7 @@ export function fileSummaryXml(links: LinkBuilder, file: FileView): XmlNode {
     xml.str('type', file.type),
     status(file, 'word'),
     xml.num('encoding_progress', progress(file)),
-    xml.str('thumbnail', ''),
+    xml.str('thumbnail', media.thumbnail),
   ])
 }
 

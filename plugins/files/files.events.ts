@@ -1,5 +1,5 @@
-import type { EntityManager } from '../../src/kernel/index.js'
-import type { FileView } from './files.types.js'
+import type { EntityManager, Reader } from '../../src/kernel/index.js'
+import type { FileMedia, FileView } from './files.types.js'
 
 declare module '../../src/kernel/events.js' {
   interface KernelEvents {
@@ -14,5 +14,17 @@ declare module '../../src/kernel/events.js' {
      * (resources). Their stored bytes are removed once the transaction commits.
      */
     'file.deleted': { em: EntityManager; files: FileView[] }
+    /**
+     * Files are being rendered (file info, directory listings): fill in the entries of
+     * `media` (one per file, by id, preset empty) from committed data. `withToken`: the
+     * request asked `with-token`, so media URLs carry a signed token (for players and
+     * `<img>` tags that cannot send Digest credentials).
+     */
+    'file.describe': {
+      reader: Reader
+      files: readonly FileView[]
+      media: ReadonlyMap<number, FileMedia>
+      withToken: boolean
+    }
   }
 }

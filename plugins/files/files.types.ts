@@ -40,6 +40,17 @@ export interface FileView {
   createdAt: Date
 }
 
+/**
+ * What other plugins show of a file in its answers (`file.describe`): the media pipeline
+ * gives the thumbnail, the subtitles plugin the subtitles.
+ */
+export interface FileMedia {
+  /** Absolute URL of the thumbnail; '' while there is none. */
+  thumbnail: string
+  /** The file's subtitles: ISO 639-1 code and API URL. */
+  subtitles: { language: string; href: string }[]
+}
+
 /** A directory as the answers see it. The user's root is not a row: it is `null` everywhere. */
 export interface DirectoryView {
   id: number

@@ -28,9 +28,21 @@ export {
   encodingCode,
   type DirectoryView,
   type EncodingStatus,
+  type FileMedia,
   type FileView,
 } from './files.types.js'
-export { ownFile } from './files.lookup.js'
+export { ownFile, requireFileFlag } from './files.lookup.js'
+export {
+  type EncodingChange,
+  requireSpaceFor,
+  setEncodingState,
+  setExtraBytes,
+  spaceLeftFor,
+} from './encoding-state.service.js'
+export { wantsToken } from './file-media.service.js'
+export { fileInfo } from './file.routes.js'
+export { nameField } from './name.fields.js'
+export { type DerivedFile, createDerivedFile, storeDerivedSource } from './upload.service.js'
 
 /**
  * The file store: each user's directories and files (`/files`, `/file/<slug>`), every

@@ -16,6 +16,7 @@ import {
   reply,
 } from '../../src/kernel/index.js'
 import { safeFileName } from './file-name.js'
+import { PortLocker } from './tus-locker.js'
 import { UPLOAD_PERMISSION, asUploadError, uploadErrorBody, uploadResult } from './upload-answers.js'
 import type { FilesConfig } from './files.config.js'
 import { finishTusUpload, releaseReservation, reservationOf, reserve, touchReservation } from './tus.service.js'
@@ -264,6 +265,8 @@ class TusEndpoint {
     }
     const server = new Server({
       path: '/upload/tus',
+      // Several serving processes share the lock of an upload through the locks port (state-redis).
+      ...(services.ports.has('locks') ? { locker: new PortLocker(services.ports.get('locks')) } : {}),
       datastore: new ReservingStore(port.dataStore, (id) =>
         releaseReservation(services.orm.em.fork() as EntityManager, [id]),
       ),

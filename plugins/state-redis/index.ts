@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis'
 import { z } from 'zod'
 import { definePlugin } from '../../src/kernel/index.js'
+import { RedisLocks } from './redis-locks.js'
 import { RedisNonceCounter } from './redis-nonce-counter.js'
 
 const configSchema = z
@@ -14,7 +15,8 @@ const configSchema = z
 
 /**
  * Shared state in Redis for several serving processes: the Digest nonce counts (replay
- * protection across processes). Enable it whenever more than one `serve` shares clients.
+ * protection across processes) and exclusive locks (tus uploads). Enable it whenever more
+ * than one `serve` shares clients.
  */
 export default definePlugin({
   name: 'state-redis',
@@ -24,8 +26,15 @@ export default definePlugin({
     if (!url) throw new Error('state-redis needs a Redis URL: set redis_url (MEDIACTL_REDIS_URL) or state-redis.url')
     const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true })
     redis.on('error', (error: Error) => ctx.log.warn({ err: error.message }, 'redis error'))
+    // Pub/sub needs a connection of its own.
+    const subscriber = redis.duplicate()
+    subscriber.on('error', (error: Error) => ctx.log.warn({ err: error.message }, 'redis error'))
     ctx.provide('nonceCounter', new RedisNonceCounter(redis, ctx.config.prefix))
+    const locks = new RedisLocks(redis, subscriber, ctx.config.prefix)
+    locks.open((error) => ctx.log.warn({ err: error.message }, 'redis lock channel not subscribed'))
+    ctx.provide('locks', locks)
     ctx.onStop(async () => {
+      await subscriber.quit()
       await redis.quit()
     })
   },

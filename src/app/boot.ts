@@ -1,15 +1,24 @@
 import { CATALOG } from '../catalog.js'
-import { type Config, Kernel, type LoadConfigOptions, type Logger, loadConfig } from '../kernel/index.js'
+import {
+  type Config,
+  Kernel,
+  type LoadConfigOptions,
+  type Logger,
+  type PluginCatalog,
+  loadConfig,
+} from '../kernel/index.js'
 
 export interface BootRequest extends LoadConfigOptions {
   /** Logger to use (the CLI quiets the log for one-shot commands). */
   logger?: Logger
+  /** Where plugins come from (default: mediactl's catalog; tests and embedding add their own). */
+  catalog?: PluginCatalog
 }
 
 /** Loads the configuration and boots the kernel with mediactl's plugin catalog. */
 export async function bootKernel(request: BootRequest = {}): Promise<Kernel> {
   const { config } = loadConfig(request)
-  return Kernel.boot({ config, catalog: CATALOG, logger: request.logger })
+  return Kernel.boot({ config, catalog: request.catalog ?? CATALOG, logger: request.logger })
 }
 
 /**

@@ -18,11 +18,17 @@ export interface ServeOptions extends BootRequest {
 export interface Serving extends Listening {
   kernel: Kernel
   initialized?: InitResult
-  /** Stops gracefully (stop accepting, finish requests in flight, close the database). */
+  /** Whether this process runs jobs (a queue backend that consumes in `serve`, and declared jobs). */
+  jobs: boolean
+  /** Stops gracefully (stop accepting, finish requests in flight, put jobs in flight back, close the database). */
   stop(): Promise<void>
 }
 
-/** Boots the kernel and serves HTTP; refuses while migrations are pending unless asked to apply them. */
+/**
+ * Boots the kernel and serves HTTP; refuses while migrations are pending unless asked to
+ * apply them. Once listening, runs the jobs when the queue backend consumes in `serve`
+ * (queue-inline; with queue-bullmq, `mediactl worker` processes do).
+ */
 export async function serve(options: ServeOptions): Promise<Serving> {
   const initialized = options.init ? await initInstance({ ...options, ...options.init }) : undefined
   const kernel = await bootKernel(options)
@@ -37,8 +43,9 @@ export async function serve(options: ServeOptions): Promise<Serving> {
       await kernel.migrator.up((m) => kernel.log.info({ migration: m.name }, 'migrating'))
     }
     const listening = await kernel.listen(options.port, options.host)
-    let stopping: Promise<void> | undefined
-    return { ...listening, kernel, initialized, stop: () => (stopping ??= kernel.close()) }
+    const { ports } = kernel.services
+    const jobs = ports.has('queue') && ports.get('queue').consumesInServe ? await kernel.startJobs() : false
+    return { ...listening, kernel, initialized, jobs, stop: () => kernel.close() }
   } catch (error) {
     await kernel.close()
     throw error

@@ -1,5 +1,7 @@
 import Doctor from './commands/doctor.js'
 import Init from './commands/init.js'
+import JobsList from './commands/jobs-list.js'
+import JobsRetry from './commands/jobs-retry.js'
 import Migrate from './commands/migrate.js'
 import PlatformCreate from './commands/platform-create.js'
 import Purge from './commands/purge.js'
@@ -7,6 +9,7 @@ import Seed from './commands/seed.js'
 import Serve from './commands/serve.js'
 import UserCreate from './commands/user-create.js'
 import UserKey from './commands/user-key.js'
+import Worker from './commands/worker.js'
 
 /** Every CLI command, listed explicitly (oclif "explicit" strategy); topics use spaces. */
 export const COMMANDS = {
@@ -14,9 +17,12 @@ export const COMMANDS = {
   migrate: Migrate,
   seed: Seed,
   serve: Serve,
+  worker: Worker,
   'user:create': UserCreate,
   'user:key': UserKey,
   'platform:create': PlatformCreate,
   purge: Purge,
+  'jobs:list': JobsList,
+  'jobs:retry': JobsRetry,
   doctor: Doctor,
 }

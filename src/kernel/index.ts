@@ -24,12 +24,13 @@ export type { Form, FormFile, FormValue } from './http/forms.js'
 export type { LinkBuilder } from './http/links.js'
 export { VENDOR_XML, XML_CONTENT_TYPE } from './http/negotiate.js'
 export type { Page } from './http/range.js'
+export { byteHeaders, byteRange, validatorsOf, type BytesRange, type Validators } from './http/byte-range.js'
 export { reply, type Reply } from './http/reply.js'
 export type { Handler, RouteOptions, Router } from './http/router.js'
 export { CONTROL_CHARACTERS, FieldReader, type FieldMode } from './http/validate.js'
 export { renderXml, xml, type XmlNode } from './http/xml.js'
 export { ensureKeyPair, ensureSecret, instancePaths, readSecret } from './instance.js'
-export { Kernel, type BootOptions, type Listening } from './kernel.js'
+export { Kernel, type BootOptions, type Listening, type StartJobsOptions } from './kernel.js'
 export { createLogger, type Logger } from './log.js'
 export {
   catalogOf,
@@ -67,11 +68,24 @@ export {
 } from './ports/storage.checks.js'
 export { ByteCounter } from './ports/storage.limit.js'
 export type { KernelServices } from './services.js'
-export type { EnqueueOptions, JobContext, JobHandler, JobRecord, JobState, QueuePort } from './ports/queue.port.js'
+export type { AcquireOptions, LockLease, LocksPort } from './ports/locks.port.js'
+export {
+  JOB_STATES,
+  type EnqueueOptions,
+  type JobContext,
+  type JobHandler,
+  type JobRecord,
+  type JobState,
+  type QueuePort,
+  type StartOptions,
+  type StopOptions,
+} from './ports/queue.port.js'
+export { jobConcurrency } from './jobs/job-registry.js'
 export type {
   EncodeRequest,
   EncoderPort,
   LogoPlacement,
+  LogoRequest,
   MediaType,
   ProbeResult,
   ProbedStream,

@@ -12,6 +12,7 @@ import { EventBus } from './events.js'
 import { createHttpServer, createRequestListener } from './http/app.js'
 import { DigestAuth } from './http/digest.js'
 import { LinkBuilder } from './http/links.js'
+import { JobRegistry, jobConcurrency } from './jobs/job-registry.js'
 import { MemoryNonceCounter } from './http/nonce-counter.memory.js'
 import { RouteTable } from './http/router.js'
 import { readSecret } from './instance.js'
@@ -26,6 +27,7 @@ import {
 } from './plugin.js'
 import { PortRegistry } from './ports.js'
 import type { NonceCounterPort } from './ports/nonce-counter.port.js'
+import type { EnqueueOptions, JobRecord, QueuePort } from './ports/queue.port.js'
 import type { KernelServices } from './services.js'
 
 export interface BootOptions {
@@ -35,6 +37,12 @@ export interface BootOptions {
   catalog: PluginCatalog
   /** Logger to use instead of one made from `log_level`. */
   logger?: Logger
+}
+
+/** How `startJobs` runs jobs; unset fields come from the `jobs` config section. */
+export interface StartJobsOptions {
+  /** Most jobs this process runs at once (default `jobs.concurrency`, 0 meaning one per two cores). */
+  concurrency?: number
 }
 
 export interface Listening {
@@ -51,12 +59,17 @@ const KERNEL_KEYS = new Set(Object.keys(kernelConfigSchema.shape))
  */
 export class Kernel {
   readonly routes = new RouteTable()
+  /** The job handlers the plugins declared (`ctx.job`). */
+  readonly jobs = new JobRegistry()
   private readonly seeders: { plugin: string; run: Seeder }[] = []
   private readonly stoppers: (() => Promise<void> | void)[] = []
   private readonly starters: { plugin: string; start: () => Promise<void> | void }[] = []
   private server: Server | undefined
   private closing = false
   private nonceCounter: MemoryNonceCounter | undefined
+  /** The queue consuming this process's jobs, once `startJobs` started it. */
+  private consuming: QueuePort | undefined
+  private closed: Promise<void> | undefined
 
   private constructor(
     readonly services: KernelServices,
@@ -116,6 +129,11 @@ export class Kernel {
     const kernel = new Kernel(services, plugins, new Migrator(knexOf(orm), migrations))
     try {
       for (const plugin of plugins) await plugin.register(kernel.contextFor(plugin, slices.get(plugin.name)) as never)
+      if (kernel.jobs.size && !services.ports.has('queue')) {
+        throw new Error(
+          `jobs are declared (${kernel.jobs.describe()}) but no queue backend is enabled: enable queue-inline or queue-bullmq in the "plugins" config key`,
+        )
+      }
       services.ports.check()
     } catch (error) {
       services.reader.close()
@@ -141,6 +159,8 @@ export class Kernel {
       routes: (declare) => declare(this.routes.forPlugin(name)),
       provide: (port, impl) => services.ports.provide(name, port, impl),
       port: (port) => services.ports.get(port),
+      job: (type, handler) => this.jobs.declare(name, type, handler),
+      enqueue: (type, payload, options) => this.enqueue(type, payload, options),
       on: (event, handler) => services.events.on(name, event, handler),
       emit: (event, payload) => services.events.emit(event, payload),
       seed: (run) => this.seeders.push({ plugin: name, run }),
@@ -148,6 +168,38 @@ export class Kernel {
       onServe: (start) => this.starters.push({ plugin: name, start }),
       em: () => this.em(),
     }
+  }
+
+  /**
+   * Queues a job of a declared type through the `queue` port (what `ctx.enqueue` does), with
+   * `jobs.max_attempts` unless the options say otherwise.
+   */
+  async enqueue(type: string, payload: Record<string, unknown>, options: EnqueueOptions = {}): Promise<JobRecord> {
+    if (!this.jobs.has(type)) throw new Error(`unknown job type "${type}": no enabled plugin declares it`)
+    return this.services.ports
+      .get('queue')
+      .enqueue(type, payload, { ...options, maxAttempts: options.maxAttempts ?? this.config.jobs.max_attempts })
+  }
+
+  /**
+   * Starts running the declared jobs in this process through the `queue` port (`serve` with
+   * the inline backend, `mediactl worker`), until `close`. Answers false, doing nothing, when
+   * no plugin declares jobs or no queue backend is enabled.
+   */
+  async startJobs(options: StartJobsOptions = {}): Promise<boolean> {
+    if (this.consuming) throw new Error('jobs are already running in this process')
+    if (this.closing) throw new Error('the kernel is closing')
+    if (!this.jobs.size || !this.services.ports.has('queue')) return false
+    const { jobs } = this.config
+    const queue = this.services.ports.get('queue')
+    await queue.start(this.jobs.handlers(), {
+      concurrency: options.concurrency ?? jobConcurrency(jobs.concurrency),
+      timeLimitMs: jobs.time_limit * 1000,
+      backoffMs: jobs.backoff * 1000,
+    })
+    this.consuming = queue
+    this.log.info({ types: this.jobs.describe() }, 'running jobs')
+    return true
   }
 
   /** Runs every plugin's seeders, in plugin order, each in its own transaction. */
@@ -164,7 +216,10 @@ export class Kernel {
   }
 
   /** The authenticator the HTTP pipeline uses. */
-  private authenticator(): (req: IncomingMessage) => ReturnType<DigestAuth['authenticate']> {
+  private authenticator(): {
+    authenticate: (req: IncomingMessage) => ReturnType<DigestAuth['authenticate']>
+    challenge: () => string
+  } {
     const { services } = this
     if (!services.secret) {
       throw new Error(`no server secret: run "mediactl init" (or set auth.secret / MEDIACTL_SECRET)`)
@@ -177,16 +232,20 @@ export class Kernel {
       counter,
     )
     const credentials = services.ports.get('credentials')
-    return (req) => digest.authenticate(req, (username) => credentials.findByUsername(username))
+    return {
+      authenticate: (req) => digest.authenticate(req, (username) => credentials.findByUsername(username)),
+      challenge: () => digest.challenge(),
+    }
   }
 
   /** The request listener (for tests or embedding in another server). */
   requestListener(): ReturnType<typeof createRequestListener> {
-    const authenticate = this.authenticator()
+    const { authenticate, challenge } = this.authenticator()
     return createRequestListener({
       services: this.services,
       routes: this.routes,
       authenticate,
+      challenge,
       isClosing: () => this.closing,
     })
   }
@@ -212,10 +271,17 @@ export class Kernel {
 
   /**
    * Stops gracefully: no new connections, requests in flight finish (up to
-   * http.shutdown_timeout), idle keep-alive connections close; then plugins stop in
-   * reverse order and the database closes.
+   * http.shutdown_timeout), idle keep-alive connections close; then the jobs in flight are
+   * aborted and put back for later (waiting up to http.shutdown_timeout for their handlers),
+   * plugins stop in reverse order and the database closes. Calling it again waits for the
+   * same close.
    */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.closed ??= this.shutDown()
+    return this.closed
+  }
+
+  private async shutDown(): Promise<void> {
     const server = this.server
     this.closing = true
     if (server) {
@@ -227,6 +293,12 @@ export class Kernel {
       clearTimeout(timer)
       // Sockets' own close events (each writes its access-log line) may still be queued.
       await new Promise<void>((resolve) => setImmediate(resolve))
+    }
+    // Before the plugins stop: handlers may still use what they provide, and the database.
+    if (this.consuming) {
+      const queue = this.consuming
+      this.consuming = undefined
+      await queue.stop({ graceMs: this.config.http.shutdown_timeout * 1000 })
     }
     for (const stop of [...this.stoppers].reverse()) await stop()
     this.nonceCounter?.close()

@@ -9,6 +9,7 @@ import type { LinkBuilder } from './http/links.js'
 import type { Router } from './http/router.js'
 import type { Logger } from './log.js'
 import type { KernelPorts, PortName } from './ports.js'
+import type { EnqueueOptions, JobHandler, JobRecord } from './ports/queue.port.js'
 import type { KernelServices } from './services.js'
 
 /** A seeding step: creates default rows when missing. Must be idempotent. */
@@ -40,6 +41,18 @@ export interface PluginContext<C = unknown> {
   on<E extends EventName>(event: E, handler: EventHandler<E>): void
   /** Emits an event and waits for every handler. */
   emit<E extends EventName>(event: E, payload: KernelEvents[E]): Promise<void>
+  /**
+   * Declares the handler of a job type (during register). A type belongs to one plugin:
+   * declaring one that another plugin declared stops the boot, naming both. Declaring jobs
+   * needs a queue backend (`queue-inline` or `queue-bullmq`) among the enabled plugins.
+   */
+  job(type: string, handler: JobHandler): void
+  /**
+   * Queues a job of a declared type through the `queue` port (call at request or job time,
+   * not during register); resolves once it is stored. `maxAttempts` defaults to
+   * `jobs.max_attempts`. Throws for a type no enabled plugin declares.
+   */
+  enqueue(type: string, payload: Record<string, unknown>, options?: EnqueueOptions): Promise<JobRecord>
   /** Declares a seeding step, run by `mediactl seed` and `mediactl init`. */
   seed(seeder: Seeder): void
   /** Runs on shutdown, in reverse plugin order. */

@@ -5,6 +5,7 @@
 import type { AccessGrantsPort } from './ports/access-grants.port.js'
 import type { CredentialsPort } from './ports/credentials.port.js'
 import type { EncoderPort } from './ports/encoder.port.js'
+import type { LocksPort } from './ports/locks.port.js'
 import type { NonceCounterPort } from './ports/nonce-counter.port.js'
 import type { QueuePort } from './ports/queue.port.js'
 import type { ResumableUploadsPort } from './ports/resumable-uploads.port.js'
@@ -21,6 +22,8 @@ export interface KernelPorts {
   storage: StoragePort
   /** Where tus uploads keep their bytes until they finish; optional, tus answers 501 without (storage-fs, storage-s3). */
   resumableUploads: ResumableUploadsPort
+  /** Exclusive locks shared by every process (state-redis); optional, in-process locks otherwise. */
+  locks: LocksPort
   /** Durable background jobs (queue-inline, queue-bullmq); optional until a plugin declares jobs. */
   queue: QueuePort
   /** Media processing: probe, renditions, snapshots, logo insertion (encoder-ffmpeg); optional until the pipeline needs it. */

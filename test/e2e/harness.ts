@@ -59,11 +59,8 @@ export async function cliJson<T = Record<string, unknown>>(args: string[], optio
   return JSON.parse(result.stdout) as T
 }
 
-export interface Server {
-  /** The URL `serve` printed (real port, 127.0.0.1). */
-  url: string
-  /** The public URL `serve` printed. */
-  publicUrl: string
+/** A long-running `mediactl` process (`serve`, `worker`). */
+export interface Running {
   child: ChildProcess
   stdout(): string
   stderr(): string
@@ -75,14 +72,18 @@ export interface Server {
   stop(signal?: NodeJS.Signals): Promise<CliResult>
 }
 
+export interface Server extends Running {
+  /** The URL `serve` printed (real port, 127.0.0.1). */
+  url: string
+  /** The public URL `serve` printed. */
+  publicUrl: string
+}
+
 const SERVING = /mediactl serving on (\S+) \(public URL (\S+)\)/
 
-/**
- * Starts `mediactl serve --host 127.0.0.1 --port 0 <args>` and resolves once it prints
- * the address it listens on (port 0 picks a free port; serve prints the real one).
- */
-export function serve(args: string[], options: CliOptions): Promise<Server> {
-  const child = spawnCli(['serve', '--host', '127.0.0.1', '--port', '0', ...args], options)
+/** Starts `mediactl <args>` and resolves once its stdout contains `ready`. */
+export function start(args: string[], options: CliOptions, ready: string): Promise<Running> {
+  const child = spawnCli(args, options)
   let stdout = ''
   let stderr = ''
   const waiters: { text: string; resolve: () => void }[] = []
@@ -100,11 +101,12 @@ export function serve(args: string[], options: CliOptions): Promise<Server> {
     }
   })
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')))
+  const name = args[0]
   const waitFor = (text: string, timeoutMs = 15_000): Promise<void> =>
     new Promise((resolveWait, reject) => {
       if (stdout.includes(text)) return resolveWait()
       const timer = setTimeout(
-        () => reject(new Error(`serve did not print ${JSON.stringify(text)}\n${stdout}\n${stderr}`)),
+        () => reject(new Error(`${name} did not print ${JSON.stringify(text)}\n${stdout}\n${stderr}`)),
         timeoutMs,
       )
       waiters.push({
@@ -116,25 +118,30 @@ export function serve(args: string[], options: CliOptions): Promise<Server> {
       })
       void exited.then(() => {
         clearTimeout(timer)
-        if (!stdout.includes(text)) reject(new Error(`serve exited before printing ${text}\n${stdout}\n${stderr}`))
+        if (!stdout.includes(text)) reject(new Error(`${name} exited before printing ${text}\n${stdout}\n${stderr}`))
       })
     })
-  return waitFor('stop with Ctrl-C').then(() => {
-    const m = SERVING.exec(stdout)!
-    return {
-      url: m[1]!,
-      publicUrl: m[2]!,
-      child,
-      stdout: () => stdout,
-      stderr: () => stderr,
-      waitFor,
-      exited,
-      stop: (signal: NodeJS.Signals = 'SIGTERM') => {
-        if (child.exitCode === null && child.signalCode === null) child.kill(signal)
-        return exited
-      },
-    }
-  })
+  return waitFor(ready).then(() => ({
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    waitFor,
+    exited,
+    stop: (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      return exited
+    },
+  }))
+}
+
+/**
+ * Starts `mediactl serve --host 127.0.0.1 --port 0 <args>` and resolves once it prints
+ * the address it listens on (port 0 picks a free port; serve prints the real one).
+ */
+export async function serve(args: string[], options: CliOptions): Promise<Server> {
+  const running = await start(['serve', '--host', '127.0.0.1', '--port', '0', ...args], options, 'stop with Ctrl-C')
+  const m = SERVING.exec(running.stdout())!
+  return { ...running, url: m[1]!, publicUrl: m[2]! }
 }
 
 /** A fresh empty directory (real path, so it compares equal to what the CLI prints). */

@@ -38,6 +38,11 @@ export interface TestAppOptions {
   plugins?: PluginDefinition[]
   /** Logger for the kernel (default: silent), for example one writing the access log to a file. */
   logger?: Logger
+  /**
+   * Runs the declared jobs once listening, as `mediactl serve` does with a queue backend that
+   * consumes in serve (default true); false leaves starting them to the test (`kernel.startJobs`).
+   */
+  jobs?: boolean
 }
 
 /**
@@ -89,6 +94,8 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
     realm: config.auth.realm,
   })
   const { url } = await kernel.listen(0, '127.0.0.1')
+  const { ports } = kernel.services
+  if (options.jobs !== false && ports.has('queue') && ports.get('queue').consumesInServe) await kernel.startJobs()
   const clientFor = (username: string, key: string): DigestClient => new DigestClient(url, username, key)
   return {
     url,

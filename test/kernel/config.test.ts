@@ -52,7 +52,9 @@ describe('loadConfig defaults', () => {
     })
     expect(config.database).toEqual({ url: '', pool_max: 10, debug: false })
     expect(config.auth).toEqual({ realm: 'mediactl', nonce_ttl: 300, secret: '' })
-    expect(config.plugins).toEqual(['root', 'platforms', 'identity', 'storage-fs', 'metadata', 'files'])
+    expect(config.plugins.slice(0, 6)).toEqual(['root', 'platforms', 'identity', 'storage-fs', 'metadata', 'files'])
+    expect(config.plugins).toContain('queue-inline')
+    expect(config.jobs).toEqual({ concurrency: 0, max_attempts: 3, backoff: 10, time_limit: 3600 })
     expect(config['storage-fs']).toEqual({ root: '' })
   })
 

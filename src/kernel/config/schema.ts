@@ -58,6 +58,19 @@ export const kernelConfigSchema = z
         secret: z.string(),
       })
       .strict(),
+    /** Background jobs (the queue port): how each process runs them and how failures are retried. */
+    jobs: z
+      .object({
+        /** Most jobs one process runs at once; 0: one per two CPU cores, at least 1. */
+        concurrency: z.number().int().min(0),
+        /** Runs a job gets before it stays failed (a plugin may ask for another number per job). */
+        max_attempts: z.number().int().min(1).max(100),
+        /** Seconds before the first retry of a failed run; each further retry waits twice as long. */
+        backoff: z.number().positive(),
+        /** Seconds one run may last; then its signal aborts and the run counts as failed. */
+        time_limit: z.number().positive(),
+      })
+      .strict(),
     /** Redis URL shared by the plugins that use Redis (state-redis, queue backends); empty: none. */
     redis_url: z.union([z.literal(''), z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')]),
     /** Names of the plugins to load. */

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks'
 import { Readable } from 'node:stream'
 import { NotFoundError, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { Principal } from '../ports/credentials.port.js'
+import { verifyToken } from '../signed-token.js'
 import type { KernelServices } from '../services.js'
 import { HttpContext } from './context.js'
 import { HttpError, notFound } from './errors.js'
@@ -85,6 +86,38 @@ export interface HttpAppOptions {
   authenticate(req: IncomingMessage): Promise<Principal>
   /** True once shutdown has begun: answers then close their connection instead of keeping it alive. */
   isClosing?(): boolean
+  /** A fresh Digest challenge, for the 401 of a refused token (see RouteOptions.tokenPurpose). */
+  challenge?(): string
+}
+
+/** The `token` query parameter (the last one sent), or undefined. */
+function queryToken(search: string): string | undefined {
+  if (!search.includes('token=')) return undefined
+  return new URLSearchParams(search).getAll('token').at(-1)
+}
+
+/**
+ * Checks the token of a media link (RouteOptions.tokenPurpose): its payload, or 401 (not a
+ * token of ours: malformed or forged, with a Digest challenge so a client may authenticate
+ * instead) or 403 (a real token, expired: the link has to be fetched again).
+ */
+function checkToken(
+  secret: string,
+  purpose: string,
+  token: string,
+  challenge: (() => string) | undefined,
+): Record<string, unknown> {
+  const check = verifyToken<Record<string, unknown>>(secret, purpose, token)
+  if (check.ok) return check.payload
+  if (check.problem === 'expired') {
+    throw new HttpError(403, 'This link has expired: fetch a new one (with-token) or use Digest credentials.')
+  }
+  throw new HttpError(
+    401,
+    'The token of this link is not valid: fetch a new link (with-token) or use Digest credentials.',
+    {},
+    challenge ? { 'WWW-Authenticate': challenge() } : {},
+  )
 }
 
 /**
@@ -107,12 +140,17 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
         throw new HttpError(406, 'Only XML is available: send Accept: application/xml (or leave Accept out).')
       }
       let user: Principal | undefined
-      if (!match?.route.options.public) {
+      let token: Record<string, unknown> | undefined
+      const purpose = match?.route.options.tokenPurpose
+      const sent = purpose ? queryToken(search) : undefined
+      if (purpose && sent !== undefined) {
+        token = checkToken(services.secret, purpose, sent, options.challenge)
+      } else if (!match?.route.options.public) {
         user = await options.authenticate(req)
         state.user = user.username
       }
       if (!match) throw notFound()
-      const context = new HttpContext(req, res, services, decodeParams(match.params), search, user)
+      const context = new HttpContext(req, res, services, decodeParams(match.params), search, user, token)
       const result = await match.route.handler(context)
       send(res, result, context.responseHeaders, options.isClosing?.() ?? false)
     } catch (error) {

@@ -28,8 +28,10 @@ export class HttpContext {
     readonly params: Record<string, string>,
     /** Query string, without the leading `?`. */
     readonly search: string,
-    /** The authenticated user; undefined only on public routes. */
+    /** The authenticated user; undefined on public routes and for requests carrying a token. */
     readonly user: Principal | undefined,
+    /** The payload of the checked `token` query parameter, on routes with `tokenPurpose` (see RouteOptions). */
+    readonly token?: Readonly<Record<string, unknown>>,
   ) {}
 
   /** The request-scoped EntityManager (one fork per request, made on first use). */

@@ -14,6 +14,14 @@ export interface RouteOptions {
   permission?: string
   /** Media type of a non-XML answer (PEM, JSON, media bytes): Accept may ask for it instead of XML. */
   produces?: string
+  /**
+   * Media links: a signed token of this purpose (`signToken`) in the `token` query parameter
+   * is accepted instead of Digest credentials. The kernel checks its signature (401 when it
+   * is not one of ours) and expiry (403 once expired) and hands its payload to the handler
+   * as `c.token`; the handler checks what the token is bound to. Without a `token`
+   * parameter the route authenticates with Digest as usual.
+   */
+  tokenPurpose?: string
 }
 
 export interface Route {

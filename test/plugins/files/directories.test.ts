@@ -10,14 +10,15 @@ import {
   MP4,
   PDF,
   PNG,
-  type SeenEvent,
+  STORE_ONLY,
   countRows,
-  pendingPieces,
   expectKeys,
   fileEventRecorder,
   fileRequest,
   fileRow,
   makeDirectory,
+  pendingPieces,
+  type SeenEvent,
   storedKeys,
   uploaded,
   usedSpace,
@@ -34,7 +35,7 @@ describe('directories', () => {
   beforeAll(async () => {
     const recorder = fileEventRecorder()
     events = recorder.events
-    app = await startApp({ plugins: [recorder.plugin] })
+    app = await startApp({ plugins: [recorder.plugin], config: STORE_ONLY })
     alice = await app.createUser({ username: 'alice' })
     bob = await app.createUser({ username: 'bob' })
   })

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { readdirSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'vitest'
+import { parse } from 'yaml'
 import '../../../plugins/files/index.js'
 import { type FileView, fileQueries } from '../../../plugins/files/index.js'
 import { type PluginDefinition, definePlugin } from '../../../src/kernel/index.js'
@@ -137,6 +138,16 @@ export function fileEventRecorder(): { plugin: PluginDefinition; events: SeenEve
     },
   })
   return { plugin, events }
+}
+
+/**
+ * Configuration of the file store alone: the default plugins without the media pipeline,
+ * whose jobs would move files on from `pending` (`fileEventRecorder` stands in for it).
+ */
+export const STORE_ONLY: Record<string, unknown> = {
+  plugins: (
+    parse(readFileSync(join(import.meta.dirname, '../../../config/default.yaml'), 'utf8')) as { plugins: string[] }
+  ).plugins.filter((name) => name !== 'encoding' && name !== 'subtitles'),
 }
 
 /** The storage key layout: generated, never derived from names. */

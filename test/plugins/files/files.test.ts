@@ -6,11 +6,12 @@ import { DECLARATION, INVALID, NEEDS, expectError, userWithFlags, xmlOf } from '
 import {
   PDF,
   PNG,
-  type SeenEvent,
+  STORE_ONLY,
   expectKeys,
   fileEventRecorder,
   fileRow,
   makeDirectory,
+  type SeenEvent,
   storedBytes,
   uploaded,
   usedSpace,
@@ -41,7 +42,7 @@ describe('files', () => {
   beforeAll(async () => {
     const recorder = fileEventRecorder()
     events = recorder.events
-    app = await startApp({ plugins: [recorder.plugin] })
+    app = await startApp({ plugins: [recorder.plugin], config: STORE_ONLY })
     alice = await app.createUser({ username: 'alice' })
     bob = await app.createUser({ username: 'bob' })
     const definitions: Record<string, string>[] = [

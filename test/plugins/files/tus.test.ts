@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FsStorage } from '../../../plugins/storage-fs/index.js'
-import { definePlugin } from '../../../src/kernel/index.js'
+import { definePlugin, loadConfig } from '../../../src/kernel/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { rawRequest } from '../../helpers/digest-client.js'
 import { list, type XmlObject } from '../../helpers/xml.js'
@@ -20,6 +20,24 @@ tusSuite('storage-fs', {
   // storage-fs keeps every byte written before the cut.
   partSize: 2 * 1024 * 1024,
 })
+
+// With state-redis, the lock of an upload is the locks port's (shared by serving processes).
+const REDIS_URL = process.env.MEDIACTL_TEST_REDIS_URL
+if (REDIS_URL) {
+  const defaults = loadConfig({ env: {}, file: undefined }).config.plugins
+  tusSuite('storage-fs, locks in Redis (state-redis)', {
+    start: (options) =>
+      startApp({
+        ...options,
+        config: { ...options?.config, redis_url: REDIS_URL, plugins: [...defaults, 'state-redis'] },
+      }),
+    async leftovers(app) {
+      expect(app.kernel.services.ports.has('locks')).toBe(true)
+      return readdirSync(join(app.dataDir, 'storage', '~tus')).sort()
+    },
+    partSize: 2 * 1024 * 1024,
+  })
+}
 
 describe('tus uploads without a resumableUploads provider', () => {
   let app: TestApp

@@ -10,12 +10,13 @@ import {
   PDF,
   PNG,
   SOURCE_KEY,
-  type SeenEvent,
+  STORE_ONLY,
   countRows,
   fileEventRecorder,
   fileRow,
   makeDirectory,
   other,
+  type SeenEvent,
   storedBytes,
   storedKeys,
   upload,
@@ -34,7 +35,7 @@ describe('uploads (POST /files, multipart)', () => {
   beforeAll(async () => {
     const recorder = fileEventRecorder()
     events = recorder.events
-    app = await startApp({ plugins: [recorder.plugin] })
+    app = await startApp({ plugins: [recorder.plugin], config: STORE_ONLY })
     alice = await app.createUser({ username: 'alice' })
     bob = await app.createUser({ username: 'bob' })
   })

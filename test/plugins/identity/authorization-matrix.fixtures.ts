@@ -11,8 +11,10 @@ import {
   createUser,
 } from '../../../plugins/identity/index.js'
 import { Readable } from 'node:stream'
+import { RenditionEntity } from '../../../plugins/encoding/index.js'
 import { DirectoryEntity, StoredFileEntity } from '../../../plugins/files/index.js'
 import { MetadataDefinitionEntity } from '../../../plugins/metadata/index.js'
+import { SubtitleEntity } from '../../../plugins/subtitles/index.js'
 import { type Platform, PlatformEntity, createPlatform } from '../../../plugins/platforms/index.js'
 import type { TestApp } from '../../helpers/app.js'
 import type { DigestClient } from '../../helpers/digest-client.js'
@@ -69,6 +71,21 @@ export interface TenantObjects {
 let counter = 0
 /** A name unique in the test process. */
 export const unique = (prefix: string): string => `${prefix}-${(counter += 1)}`
+
+/** The entities `World.exists` looks in, by name. */
+const EXISTS_ENTITIES = {
+  platform: PlatformEntity,
+  user: UserEntity,
+  group: GroupEntity,
+  role: RoleEntity,
+  profile: ProfileEntity,
+  access: AccessEntity,
+  member: GroupMemberEntity,
+  metadata: MetadataDefinitionEntity,
+  directory: DirectoryEntity,
+  file: StoredFileEntity,
+  subtitle: SubtitleEntity,
+} as const
 
 export class World {
   p!: TenantObjects
@@ -217,6 +234,91 @@ export class World {
     return slug
   }
 
+  /**
+   * A file of a user with media, as the pipeline records them (rows, bytes in storage): two
+   * snapshots (`0` selected: the thumbnail), the video flavor `small`, the audio flavor `aac`
+   * (`aac.m4a`), and an HLS folder (`master.m3u8`, `v/index.m3u8`, `v/seg-0.ts`); its slug.
+   */
+  /** A file of a user with one WebVTT subtitle (row and bytes); returns the file's slug and the subtitle's id. */
+  async subtitledFile(username: string): Promise<{ file: string; subtitle: string }> {
+    const slug = await this.file(username)
+    const em = this.em()
+    const file = await em.findOneOrFail(StoredFileEntity, { slug })
+    const subtitle = `${'0'.repeat(40)}.fr.vtt`
+    const key = `${file.storagePrefix}subtitles/${subtitle}`
+    await this.app.kernel.services.ports
+      .get('storage')
+      .write(key, Readable.from([Buffer.from('WEBVTT\n\n00:01.000 --> 00:02.000\nSalut\n')]))
+    em.create(SubtitleEntity, {
+      publicId: subtitle,
+      language: 'fr',
+      format: 'vtt',
+      vttKey: key,
+      sourceKey: key,
+      file,
+      createdAt: new Date(),
+    })
+    await em.flush()
+    return { file: slug, subtitle }
+  }
+
+  async mediaFile(username: string): Promise<string> {
+    const slug = await this.file(username)
+    const em = this.em()
+    const file = await em.findOneOrFail(StoredFileEntity, { slug })
+    const storage = this.app.kernel.services.ports.get('storage')
+    const at = (name: string): string => `${file.storagePrefix}seeded/${name}`
+    const rendition = (kind: 'snapshot' | 'flavor' | 'hls', name: string, key: string, mimeType: string) =>
+      em.create(RenditionEntity, {
+        file,
+        kind,
+        name,
+        storageKey: key,
+        size: 4,
+        mimeType,
+        width: null,
+        height: null,
+        duration: null,
+        selected: kind === 'snapshot' && name === '0',
+        createdAt: new Date(),
+      })
+    rendition('snapshot', '0', at('snapshot-0.jpg'), 'image/jpeg')
+    rendition('snapshot', '1', at('snapshot-1.jpg'), 'image/jpeg')
+    rendition('flavor', 'small', at('flavor-small.mp4'), 'video/mp4')
+    rendition('flavor', 'aac', at('flavor-aac.m4a'), 'audio/mp4')
+    rendition('hls', 'hls', at('hls/'), 'application/vnd.apple.mpegurl')
+    await em.flush()
+    const names = ['snapshot-0.jpg', 'snapshot-1.jpg', 'flavor-small.mp4', 'flavor-aac.m4a', 'hls/master.m3u8']
+    for (const name of [...names, 'hls/v/index.m3u8', 'hls/v/seg-0.ts']) {
+      await storage.write(at(name), Readable.from([Buffer.from(name.endsWith('.m3u8') ? '#EXTM3U\n' : 'data')]))
+    }
+    return slug
+  }
+
+  /**
+   * Files of a user for a logo insertion: a video that finished encoding and an image (rows
+   * and bytes; the bytes are no real media, so the insertion itself fails later); their slugs.
+   */
+  async logoFiles(username: string): Promise<{ video: string; logo: string }> {
+    const video = await this.file(username)
+    const logo = await this.file(username)
+    const em = this.em()
+    await em.nativeUpdate(
+      StoredFileEntity,
+      { slug: video },
+      { type: 'video', mimeType: 'video/mp4', encodingStatus: 5, encodingProgress: 100 },
+    )
+    await em.nativeUpdate(StoredFileEntity, { slug: logo }, { type: 'image', mimeType: 'image/png' })
+    return { video, logo }
+  }
+
+  /** The id of a file's selected snapshot, or null. */
+  async selectedSnapshot(slug: string): Promise<string | null> {
+    const em = this.em()
+    const file = await em.findOneOrFail(StoredFileEntity, { slug })
+    return (await em.findOne(RenditionEntity, { file, kind: 'snapshot', selected: true }))?.name ?? null
+  }
+
   /** Makes a user a member of a group. */
   async member(group: string, username: string): Promise<void> {
     const em = this.em()
@@ -312,25 +414,9 @@ export class World {
   }
 
   /** Whether a row of `entity` matches `where` (fresh read). */
-  async exists(
-    entity:
-      'platform' | 'user' | 'group' | 'role' | 'profile' | 'access' | 'member' | 'metadata' | 'directory' | 'file',
-    where: object,
-  ) {
+  async exists(entity: keyof typeof EXISTS_ENTITIES, where: object) {
     const em = this.em()
-    const entities = {
-      platform: PlatformEntity,
-      user: UserEntity,
-      group: GroupEntity,
-      role: RoleEntity,
-      profile: ProfileEntity,
-      access: AccessEntity,
-      member: GroupMemberEntity,
-      metadata: MetadataDefinitionEntity,
-      directory: DirectoryEntity,
-      file: StoredFileEntity,
-    } as const
-    return (await em.count(entities[entity] as typeof UserEntity, where as never)) > 0
+    return (await em.count(EXISTS_ENTITIES[entity] as typeof UserEntity, where as never)) > 0
   }
 
   /** Every name of P that other tenants must never see: slugs, usernames, access ids. */

@@ -862,7 +862,136 @@ const ROWS: Row[] = [
     path: `/file/${P().file}`,
     applied: async () => !(await w.exists('file', { slug: P().file })),
   })),
+  // the media pipeline: snapshots, and media delivery (Digest of the owner, or a media token)
+  own({
+    method: 'GET',
+    route: '/file/:file/snapshots',
+    withRight: { profile: [] },
+    without: { profile: [] },
+    target: async (username) => ({
+      path: `/file/${await w.mediaFile(username)}/snapshots`,
+      check: (res) => expect(res.body).toMatch(/<snapshot id="0" src="[^"]+" selected="true"\/>/),
+    }),
+    ok: 202,
+  }),
+  nobodysFile('GET', '/file/:file/snapshots', async () => ({ path: `/file/${P().file}/snapshots` })),
+  own({
+    method: 'POST',
+    route: '/file/:file/snapshots',
+    withRight: { profile: ['file.edit'] },
+    without: { profile: [] },
+    target: async (username) => {
+      const slug = await w.mediaFile(username)
+      return {
+        path: `/file/${slug}/snapshots`,
+        form: { id: '1' },
+        applied: async () => (await w.selectedSnapshot(slug)) === '1',
+      }
+    },
+    ok: 200,
+  }),
+  nobodysFile('POST', '/file/:file/snapshots', async () => ({
+    path: `/file/${P().file}/snapshots`,
+    form: { id: '0' },
+  })),
+  // the studio: a new file made from a video of the caller and an image of the caller
+  own({
+    method: 'POST',
+    route: '/file/:file/studio/insertlogo',
+    withRight: { profile: ['file.create'] },
+    without: { profile: [] },
+    target: async (username) => {
+      const { video, logo } = await w.logoFiles(username)
+      const name = `${video} with logo`
+      return {
+        path: `/file/${video}/studio/insertlogo`,
+        form: { logo, logo_left: '0', logo_top: '0', logo_width: '10', logo_height: '10', name },
+        applied: () => w.exists('file', { name }),
+      }
+    },
+    ok: 202,
+  }),
+  nobodysFile('POST', '/file/:file/studio/insertlogo', async () => ({
+    path: `/file/${P().file}/studio/insertlogo`,
+    form: { logo: P().file, logo_left: '0', logo_top: '0', logo_width: '10', logo_height: '10', name: 'x' },
+  })),
+  // subtitles: added and removed with file.edit, fetched like the other media of the file
+  own({
+    method: 'POST',
+    route: '/file/:file/subtitles',
+    withRight: { profile: ['file.edit'] },
+    without: { profile: [] },
+    target: async (username) => {
+      const slug = await w.file(username)
+      const { body, headers } = multipartRequest([
+        { name: 'language', value: 'fr' },
+        { name: 'subtitle', filename: 'a.srt', data: Buffer.from(`1\n00:00:01,000 --> 00:00:02,000\n${slug}\n`) },
+      ])
+      return {
+        path: `/file/${slug}/subtitles`,
+        body,
+        headers,
+        applied: async () => (await w.em().count('Subtitle', { file: { slug } })) === 1,
+      }
+    },
+    ok: 201,
+  }),
+  nobodysFile('POST', '/file/:file/subtitles', async () => ({ path: `/file/${P().file}/subtitles` })),
+  own({
+    method: 'GET',
+    route: '/file/:file/subtitles/:subtitle',
+    withRight: { profile: [] },
+    without: { profile: [] },
+    target: async (username) => {
+      const { file, subtitle } = await w.subtitledFile(username)
+      return { path: `/file/${file}/subtitles/${subtitle}`, check: (res) => expect(res.body).toContain('Salut') }
+    },
+    ok: 200,
+  }),
+  nobodysFile('GET', '/file/:file/subtitles/:subtitle', async () => ({
+    path: `/file/${P().file}/subtitles/${MEDIA.subtitle}`,
+  })),
+  own({
+    method: 'DELETE',
+    route: '/file/:file/subtitles/:subtitle',
+    withRight: { profile: ['file.edit'] },
+    without: { profile: [] },
+    target: async (username) => {
+      const { file, subtitle } = await w.subtitledFile(username)
+      return {
+        path: `/file/${file}/subtitles/${subtitle}`,
+        applied: async () => !(await w.exists('subtitle', { publicId: subtitle, file: { slug: file } })),
+      }
+    },
+    ok: 204,
+  }),
+  nobodysFile('DELETE', '/file/:file/subtitles/:subtitle', async () => ({
+    path: `/file/${P().file}/subtitles/${MEDIA.subtitle}`,
+  })),
+  ...mediaRows([
+    ['/file/:file/thumbnail/thumb.jpg', 'thumbnail/thumb.jpg'],
+    ['/file/:file/snapshots/:snapshot.jpg', 'snapshots/1.jpg'],
+    ['/file/:file/flavor/video/:flavor.mp4', 'flavor/video/small.mp4'],
+    ['/file/:file/flavor/audio/:track', 'flavor/audio/aac.m4a'],
+    ['/file/:file/hls/:entry', 'hls/master.m3u8'],
+    ['/file/:file/hls/:variant/:segment', 'hls/v/seg-0.ts'],
+  ]),
 ]
+
+/** Rows of the media routes (by pattern and the path below `/file/<slug>/` of a seeded file): the owner only. */
+function mediaRows(routes: [route: string, below: string][]): Row[] {
+  return routes.flatMap(([route, below]) => [
+    own({
+      method: 'GET',
+      route,
+      withRight: { profile: [] },
+      without: { profile: [] },
+      target: async (username) => ({ path: `/file/${await w.mediaFile(username)}/${below}` }),
+      ok: 200,
+    }),
+    nobodysFile('GET', route, async () => ({ path: `/file/${P().file}/${below}` })),
+  ])
+}
 
 const rowName = (row: Row): string => `${row.method} ${row.route}${row.variant ? ` (${row.variant})` : ''}`
 
@@ -980,7 +1109,19 @@ function valuesOf(t: TenantObjects, route: string): Record<string, string> {
     metadata: t.metadata,
     directory: t.directory,
     file: t.file,
+    ...MEDIA,
   }
+}
+
+/** The media names of the media routes: the same for every file (only the file tells objects apart). */
+const MEDIA: Record<string, string> = {
+  snapshot: '0',
+  flavor: 'small',
+  track: 'aac.m4a',
+  entry: 'master.m3u8',
+  variant: 'v',
+  segment: 'seg-0.ts',
+  subtitle: `${'0'.repeat(40)}.fr.vtt`,
 }
 
 const MISSING: Record<string, string> = {
@@ -993,6 +1134,7 @@ const MISSING: Record<string, string> = {
   metadata: 'no-such-metadata',
   directory: 'no-such-directory',
   file: 'no-such-file',
+  ...MEDIA,
 }
 
 /** A body with the names of the request replaced by the made-up ones (so two answers compare). */

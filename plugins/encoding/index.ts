@@ -1,0 +1,88 @@
+import { join } from 'node:path'
+import { definePlugin } from '../../src/kernel/index.js'
+import { setEncodingState } from '../files/index.js'
+import { ENCODE_JOB, encodeJob } from './encode.job.js'
+import { encodingConfigSchema } from './encoding.config.js'
+import { INSERT_LOGO_JOB, insertLogoJob } from './insert-logo.job.js'
+import { MediaLinks } from './media-links.js'
+import { mediaRoutes } from './media.routes.js'
+import init from './migrations/20261206-encoding-renditions.js'
+import { RenditionEntity } from './rendition.entity.js'
+import { renditionQueries } from './rendition.queries.js'
+import { deleteRenditions } from './rendition.service.js'
+import { snapshotRoutes } from './snapshot.routes.js'
+import { studioRoutes } from './studio.routes.js'
+
+export { ENCODE_JOB } from './encode.job.js'
+export { INSERT_LOGO_JOB } from './insert-logo.job.js'
+export { MEDIA_TOKEN_PURPOSE } from './media-token.js'
+export { CACHE, serveStored } from './media-delivery.js'
+export { MEDIA_PERMISSION, mediaFile } from './media.routes.js'
+export { type Rendition, RenditionEntity, type RenditionKind } from './rendition.entity.js'
+export { type RenditionView, renditionQueries } from './rendition.queries.js'
+
+/**
+ * The media pipeline: every uploaded file is queued for encoding (`encoding.encode`), which
+ * probes it, renders its renditions (flavors, HLS, image, thumbnail) and snapshots through the
+ * encoder port and stores them; the snapshots endpoints; logo insertion (`encoding.insertlogo`,
+ * a new file encoded like any upload); media delivery with byte ranges, to
+ * the owner (Digest) or to a media token.
+ */
+export default definePlugin({
+  name: 'encoding',
+  dependsOn: ['files'],
+  config: encodingConfigSchema,
+  entities: [RenditionEntity],
+  migrations: [init],
+  register(ctx) {
+    const workRoot = join(ctx.kernelConfig.data_dir, 'work')
+    const media = new MediaLinks(ctx.services, ctx.config.token_ttl)
+    const pipeline = {
+      services: ctx.services,
+      em: () => ctx.em(),
+      log: ctx.log,
+      workRoot,
+      maxAttempts: ctx.kernelConfig.jobs.max_attempts,
+    }
+    ctx.job(ENCODE_JOB, encodeJob(pipeline))
+    ctx.job(INSERT_LOGO_JOB, insertLogoJob(pipeline))
+    ctx.on('file.uploaded', async ({ file }) => {
+      // Waiting first: the job may start (and show running) as soon as it is queued.
+      await setEncodingState(ctx.em(), file.id, { status: 'waiting' })
+      try {
+        await ctx.enqueue(ENCODE_JOB, { fileId: file.id }, { key: `encode:${file.id}` })
+      } catch (error) {
+        // The upload is committed: it stays, failed, and says why.
+        ctx.log.error({ err: error, file: file.id }, 'encoding not queued')
+        await setEncodingState(ctx.em(), file.id, { status: 'failed', error: 'the encoding could not be queued' })
+      }
+    })
+    ctx.on('file.deleted', ({ em, files }) =>
+      deleteRenditions(
+        em,
+        files.map((file) => file.id),
+      ),
+    )
+    ctx.on('file.describe', async ({ reader, files, media: shown, withToken }) => {
+      const thumbnails = await renditionQueries.thumbnails(
+        reader,
+        files.map((file) => file.id),
+      )
+      for (const file of files) {
+        const thumbnail = thumbnails.get(file.id)
+        if (thumbnail) shown.get(file.id)!.thumbnail = media.thumbnail(file, thumbnail, withToken)
+      }
+    })
+    ctx.onServe(() => {
+      // The encoder port is optional for the kernel; without it every encoding would fail.
+      if (!ctx.services.ports.has('encoder')) {
+        ctx.log.warn('no encoder is enabled (encoder-ffmpeg): uploaded files will fail their encoding')
+      }
+    })
+    ctx.routes((r) => {
+      snapshotRoutes(r, ctx.config, media, workRoot)
+      studioRoutes(r, (payload, key) => ctx.enqueue(INSERT_LOGO_JOB, payload, { key }), ctx.log)
+      mediaRoutes(r)
+    })
+  },
+})

@@ -1,0 +1,117 @@
+import { createReadStream } from 'node:fs'
+import { mkdir, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { HttpError, type JobHandler, type LogoPlacement } from '../../src/kernel/index.js'
+import { type FileView, fileQueries, setEncodingState, storeDerivedSource } from '../files/index.js'
+import { FileGone, MediaFailure, reasonOf } from './encoding-failure.js'
+import { EncodingProgress } from './encoding-progress.js'
+import type { PipelineContext } from './encoding-run.js'
+import { copyToLocal } from './media-transfer.js'
+
+/** The job type of a logo insertion; its key is `insertlogo:<new file id>`. */
+export const INSERT_LOGO_JOB = 'encoding.insertlogo'
+
+/** What the job needs: the new file, the original video, the logo image, where the logo goes. */
+export interface InsertLogoPayload {
+  fileId: number
+  sourceId: number
+  logoId: number
+  placement: LogoPlacement
+}
+
+/** The new file's progress while the logo goes in (then its encoding starts again from 0). */
+const INSERTED = 95
+
+const folderName = (id: string): string => `logo-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`
+
+/** The file a payload names, or a media failure saying which is gone. */
+async function input(pc: PipelineContext, id: unknown, what: string): Promise<FileView> {
+  const file = Number.isSafeInteger(Number(id)) ? await fileQueries.fileById(pc.services.reader, Number(id)) : undefined
+  if (!file) throw new MediaFailure(`the ${what} was deleted before the logo was inserted`)
+  return file
+}
+
+function placementOf(value: unknown): LogoPlacement {
+  const p = (value ?? {}) as Partial<Record<keyof LogoPlacement, unknown>>
+  return { left: Number(p.left), top: Number(p.top), width: Number(p.width), height: Number(p.height) }
+}
+
+/**
+ * The logo insertion job (`encoding.insertlogo`, payload `InsertLogoPayload`): copies the
+ * original video and the logo's source out of storage, has the encoder lay the logo over
+ * every frame, and stores the result as the source of the new file, which is then
+ * announced (`file.uploaded`) and encoded like any upload. The original is only read.
+ * Failures leave the new file `failed` with the reason (a media failure at once, others on
+ * the last attempt); a new file deleted meanwhile ends the job quietly.
+ */
+export function insertLogoJob(pc: PipelineContext): JobHandler {
+  return async (job) => {
+    const fileId = Number(job.payload.fileId)
+    const file = Number.isSafeInteger(fileId) ? await fileQueries.fileById(pc.services.reader, fileId) : undefined
+    if (!file) return
+    if (file.encodingStatus === 'failed' && job.attempt > 1) throw new MediaFailure(file.encodingError ?? 'failed')
+    if (file.encodingStatus !== 'pending') return
+    if (file.size > 0) {
+      // A run cut short after storing the result, before announcing it.
+      await pc.services.events.emit('file.uploaded', { file })
+      return
+    }
+    const work = join(pc.workRoot, folderName(job.id))
+    try {
+      await rm(work, { recursive: true, force: true })
+      await mkdir(work, { recursive: true })
+      const source = await input(pc, job.payload.sourceId, 'original video')
+      const logo = await input(pc, job.payload.logoId, 'logo')
+      const storage = pc.services.ports.get('storage')
+      const video = join(work, 'video')
+      const picture = join(work, 'logo')
+      await copyToLocal(storage, source.storageKey, video, job.signal)
+      await copyToLocal(storage, logo.storageKey, picture, job.signal)
+      const encoder = pc.services.ports.get('encoder')
+      const progress = new EncodingProgress(() => pc.em(), file.id, job, pc.log)
+      const output = join(work, 'with-logo.mp4')
+      try {
+        const probe = await encoder.probe(video, job.signal)
+        await encoder.insertLogo({
+          input: video,
+          probe,
+          logo: picture,
+          placement: placementOf(job.payload.placement),
+          output,
+          signal: job.signal,
+          onProgress: (percent) => progress.report((INSERTED * percent) / 100),
+        })
+      } catch (error) {
+        if (job.signal.aborted) throw error
+        throw new MediaFailure(`the encoder could not insert the logo: ${reasonOf(error, work)}`)
+      }
+      await progress.reach(INSERTED)
+      job.signal.throwIfAborted()
+      try {
+        await storeDerivedSource(pc.services, pc.em(), file, createReadStream(output))
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error
+        if (error.status === 404) throw new FileGone()
+        const why = Object.values(error.fields)[0] ?? error.message
+        throw new MediaFailure(`not enough space for the file with the logo: ${why}`)
+      }
+    } catch (error) {
+      if (error instanceof FileGone || !(await fileQueries.fileById(pc.services.reader, file.id))) {
+        pc.log.info({ file: file.id }, 'file deleted during its logo insertion')
+        return
+      }
+      const last = job.attempt >= pc.maxAttempts
+      const em = pc.em()
+      if (error instanceof MediaFailure && !job.signal.aborted) {
+        await setEncodingState(em, file.id, { status: 'failed', error: error.message })
+      } else if (last) {
+        const reason = reasonOf(job.signal.reason ?? error, work)
+        const how = job.signal.aborted ? 'was stopped' : 'failed'
+        await setEncodingState(em, file.id, { status: 'failed', error: `the logo insertion ${how}: ${reason}` })
+      }
+      throw error
+    } finally {
+      await rm(work, { recursive: true, force: true })
+    }
+  }
+}

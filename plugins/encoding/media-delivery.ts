@@ -1,0 +1,98 @@
+import type { Readable } from 'node:stream'
+import {
+  type HttpContext,
+  type Reply,
+  byteHeaders,
+  byteRange,
+  notFound,
+  reply,
+  validatorsOf,
+} from '../../src/kernel/index.js'
+
+/** How long clients may keep what they fetched (API-DECISIONS: thumbnails may be cached client-side). */
+export const CACHE = {
+  /** Thumbnails and snapshots: their URLs change when they do (`v=`). */
+  pictures: 'private, max-age=86400',
+  /** Flavors and HLS segments. */
+  media: 'private, max-age=3600',
+  /** Playlists: short, they carry the token of the request. */
+  playlists: 'private, max-age=60',
+} as const
+
+/** Largest playlist read whole to put the token in its URIs. */
+const MAX_PLAYLIST_BYTES = 4 * 1024 * 1024
+
+/** Ends the storage stream when the client goes away (piping alone would leave it open). */
+function closeWithResponse(c: HttpContext, body: Readable): Readable {
+  c.res.once('close', () => body.destroy())
+  return body
+}
+
+/**
+ * Answers a stored object with byte ranges (RFC 9110): 200 whole or 206 with
+ * `Content-Range`, `Accept-Ranges: bytes`, validators (`ETag`, `Last-Modified`; `If-Range`
+ * honoured, `If-None-Match` answered 304), 416 for a range past the end. 404 when absent.
+ */
+export async function serveStored(c: HttpContext, key: string, type: string, cache: string): Promise<Reply> {
+  const storage = c.services.ports.get('storage')
+  const stat = await storage.stat(key)
+  if (!stat) throw notFound('Nothing is stored at this address (yet).')
+  const validators = validatorsOf(stat)
+  const ifNoneMatch = c.req.headers['if-none-match']
+  if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === validators.etag)) {
+    return { status: 304, headers: { ETag: validators.etag, 'Cache-Control': cache } }
+  }
+  const ifRange = c.req.headers['if-range']
+  const range = byteRange(c.req.headers.range, stat.size, typeof ifRange === 'string' ? ifRange : undefined, validators)
+  const body = closeWithResponse(c, await storage.read(key, range ?? undefined))
+  return reply.raw(range ? 206 : 200, body, type, {
+    ...byteHeaders(stat.size, range, validators),
+    'Cache-Control': cache,
+  })
+}
+
+/** Reads a small stored object whole (a playlist), or 404. */
+async function readSmall(c: HttpContext, key: string): Promise<string> {
+  const storage = c.services.ports.get('storage')
+  const stat = await storage.stat(key)
+  if (!stat) throw notFound('Nothing is stored at this address (yet).')
+  if (stat.size > MAX_PLAYLIST_BYTES) throw new Error(`playlist ${key} is larger than ${MAX_PLAYLIST_BYTES} bytes`)
+  const chunks: Buffer[] = []
+  for await (const chunk of await storage.read(key)) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** A relative URI of a playlist with `token=` added (absolute ones point elsewhere: kept). */
+function withToken(uri: string, token: string): string {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(uri) || uri.startsWith('/')) return uri
+  return `${uri}${uri.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`
+}
+
+/**
+ * An HLS playlist whose URIs (variant playlists, segments, `URI="..."` attributes such as
+ * init segments and keys) carry `token`, so a player that fetched it with a token fetches
+ * everything it names with that token too.
+ */
+export function tokenizePlaylist(playlist: string, token: string): string {
+  return playlist
+    .split('\n')
+    .map((line) => {
+      const trimmed = line.trim()
+      if (!trimmed) return line
+      if (trimmed.startsWith('#'))
+        return line.replace(/URI="([^"]*)"/g, (_, uri: string) => `URI="${withToken(uri, token)}"`)
+      return withToken(trimmed, token)
+    })
+    .join('\n')
+}
+
+/**
+ * Answers an HLS playlist: as stored (byte ranges and all) for Digest requests, with the
+ * token put in its URIs for token requests.
+ */
+export async function servePlaylist(c: HttpContext, key: string, token: string | undefined): Promise<Reply> {
+  const type = 'application/vnd.apple.mpegurl'
+  if (token === undefined) return serveStored(c, key, type, CACHE.playlists)
+  const body = tokenizePlaylist(await readSmall(c, key), token)
+  return reply.raw(200, body, type, { 'Cache-Control': CACHE.playlists })
+}

@@ -1,0 +1,46 @@
+import { definePlugin } from '../../src/kernel/index.js'
+import '../encoding/index.js'
+import '../files/index.js'
+import init from './migrations/20261122-subtitles-init.js'
+import { SubtitleEntity } from './subtitle.entity.js'
+import { subtitleRoutes } from './subtitle.routes.js'
+
+export { type Subtitle, SubtitleEntity } from './subtitle.entity.js'
+export { type Cue, parseSubtitle, toWebVtt } from './subtitle.format.js'
+
+/**
+ * Subtitles of files: `POST /file/<slug>/subtitles` (SRT or WebVTT, checked by parsing; SRT
+ * also kept as WebVTT for players), `GET` (the WebVTT, delivered like the other media of the
+ * file: Digest or a media token, byte ranges) and `DELETE /file/<slug>/subtitles/<id>`,
+ * listed on file info. Their bytes live under the file's storage prefix, so deleting the file removes them.
+ */
+export default definePlugin({
+  name: 'subtitles',
+  dependsOn: ['files', 'encoding'],
+  entities: [SubtitleEntity],
+  migrations: [init],
+  register(ctx) {
+    ctx.routes(subtitleRoutes)
+    // The foreign key cascades too; deleting explicitly keeps the outcome independent of it.
+    ctx.on('file.deleted', async ({ em, files }) => {
+      await em.nativeDelete(SubtitleEntity, { file: { $in: files.map((file) => file.id) } })
+    })
+    ctx.on('file.describe', async ({ reader, files, media }) => {
+      if (files.length === 0) return
+      const ids = files.map((file) => file.id)
+      const rows = await reader.all(
+        `select s.public_id, s.language, s.file_id from subtitles s where s.file_id in (${ids.map(() => '?').join(',')})
+         order by s.id`,
+        ids,
+      )
+      const slugs = new Map(files.map((file) => [file.id, file.slug]))
+      for (const row of rows) {
+        const fileId = Number(row.file_id)
+        media.get(fileId)?.subtitles.push({
+          language: String(row.language),
+          href: ctx.links.url('file', slugs.get(fileId)!, 'subtitles', String(row.public_id)),
+        })
+      }
+    })
+  },
+})

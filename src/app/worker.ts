@@ -1,0 +1,55 @@
+import { type Kernel, jobConcurrency } from '../kernel/index.js'
+import { type BootRequest, bootKernel } from './boot.js'
+import { PendingMigrationsError } from './serve.js'
+
+export interface WorkOptions extends BootRequest {
+  /** Most jobs this process runs at once (default `jobs.concurrency`). */
+  concurrency?: number
+}
+
+export interface Working {
+  kernel: Kernel
+  /** The job types this process runs. */
+  types: string[]
+  /** Most jobs run at once. */
+  concurrency: number
+  /** Stops gracefully: jobs in flight are aborted and put back (they run again elsewhere), the database closes. */
+  stop(): Promise<void>
+}
+
+/**
+ * Boots the kernel and runs the declared jobs through the queue backend, without serving
+ * HTTP (`mediactl worker`). Refuses while migrations are pending, like `serve`. With
+ * queue-bullmq this is how jobs run; with queue-inline it adds a consumer of the database
+ * queue beside the serving processes.
+ */
+export async function work(options: WorkOptions): Promise<Working> {
+  if (options.concurrency !== undefined && (!Number.isInteger(options.concurrency) || options.concurrency < 1)) {
+    throw new Error('concurrency is an integer of at least 1')
+  }
+  const kernel = await bootKernel(options)
+  try {
+    const pending = await kernel.pendingMigrations()
+    if (pending.length) {
+      throw new PendingMigrationsError(
+        `${pending.length} migration(s) pending (${pending.join(', ')}): run "mediactl migrate" first`,
+      )
+    }
+    const { ports } = kernel.services
+    if (!ports.has('queue')) {
+      throw new Error('no queue backend is enabled: add queue-bullmq (or queue-inline) to the "plugins" config key')
+    }
+    if (!kernel.jobs.size) throw new Error('no enabled plugin declares jobs: there is nothing to run')
+    const concurrency = options.concurrency ?? jobConcurrency(kernel.config.jobs.concurrency)
+    await kernel.startJobs({ concurrency })
+    return {
+      kernel,
+      types: [...kernel.jobs.handlers().keys()],
+      concurrency,
+      stop: () => kernel.close(),
+    }
+  } catch (error) {
+    await kernel.close()
+    throw error
+  }
+}
