@@ -4,12 +4,17 @@ import type { FileView } from '../files/index.js'
 
 type FileType = FileView['type']
 
-/** Extensions that say "this is audio, video or a picture". */
+/**
+ * Extensions that say "this is audio, video or a picture", or a playlist of media (HLS,
+ * concat lists, SDP, ...): the encoder never follows a playlist (it could name local files or
+ * network addresses), so a playlist uploaded as media fails instead of passing as a document.
+ */
 const MEDIA_EXTENSIONS = new Set(
   (
     'mp4 m4v mov qt mkv webm avi wmv asf flv f4v mpg mpeg m2v vob ts mts m2ts 3gp 3g2 ogv mxf ' +
     'mp3 m4a m4b aac wav wave flac ogg oga opus wma aif aiff amr ' +
-    'jpg jpeg png gif webp bmp tif tiff heic heif avif'
+    'jpg jpeg png gif webp bmp tif tiff heic heif avif ' +
+    'm3u8 m3u ffconcat concat sdp pls xspf'
   ).split(' '),
 )
 

@@ -1,3 +1,5 @@
+import { type AddressInfo } from 'node:net'
+import { createServer } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestApp } from '../../helpers/app.js'
 import type { DigestClient } from '../../helpers/digest-client.js'
@@ -87,6 +89,37 @@ describe('encoding by type: audio, images, documents, unreadable media', () => {
     expect(fake.rows).toEqual([])
     // The status answer has no encoding_error; the listing neither.
     expect((await bob.get(`/file/${fake.slug}/status`)).body).not.toContain('encoding_error')
+  })
+
+  it('playlists uploaded as media (HLS, ffconcat) naming local files and a local server: failed, nothing fetched', async () => {
+    const requests: string[] = []
+    const server = createServer((req, res) => {
+      requests.push(req.url ?? '')
+      res.end('#EXTM3U\n')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const http = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    try {
+      const hls = `#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nfile:///etc/passwd\n#EXTINF:2,\n${http}/seg.ts\n#EXT-X-ENDLIST\n`
+      const concat = `ffconcat version 1.0\nfile /etc/passwd\nfile ${http}/clip.mp4\n`
+      for (const [data, name] of [
+        [hls, 'stream.m3u8'],
+        [concat, 'list.ffconcat'],
+        [hls, 'disguised.mp4'],
+      ] as const) {
+        const { info, rows, row } = await encoded(Buffer.from(data), name)
+        expect([name, text(info.encoding_status), text(info.encoding_error)]).toEqual([
+          name,
+          'failed',
+          'not a media file the encoder can read: it is corrupt, truncated or in an unsupported format',
+        ])
+        expect(rows).toEqual([])
+        expect(row.storedBytes).toBe(row.size)
+      }
+      expect(requests).toEqual([])
+    } finally {
+      server.close()
+    }
   })
 
   it('a truncated MP4 (its index, last, cut off): failed with encoding_error, nothing stored beyond the original', async () => {
