@@ -1,4 +1,4 @@
-import { constants, createWriteStream } from 'node:fs'
+import { type WriteStream, constants, createWriteStream } from 'node:fs'
 import { type FileHandle, access, mkdir, open, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
@@ -70,16 +70,21 @@ export class FsStorage implements StoragePort {
     const target = this.pathOf(key)
     const counter = new ByteCounter(options.maxBytes)
     let temp: string | undefined
+    let file: WriteStream | undefined
     try {
       await mkdir(this.tempDir, { recursive: true })
       temp = tempPath(this.tempDir)
       // `flush`: on disk (fsync) before the file is closed, so before the rename makes it
       // visible: a crash then leaves the old object or the whole new one.
-      await pipeline(body, counter, createWriteStream(temp, { flags: 'wx', flush: true, highWaterMark: WRITE_BUFFER }))
+      file = createWriteStream(temp, { flags: 'wx', flush: true, highWaterMark: WRITE_BUFFER })
+      await pipeline(body, counter, file)
       await this.moveIntoPlace(temp, target, key)
       return { size: counter.bytes }
     } catch (error) {
       body.destroy()
+      // A source failing at once fails the pipeline while the file is still being opened: wait
+      // until it is closed, or the removal below would run before the file exists.
+      if (file && !file.closed) await new Promise<void>((resolve) => file!.once('close', () => resolve()))
       if (temp) await rm(temp, { force: true })
       throw error
     }
