@@ -3,6 +3,7 @@ import { hostname } from 'node:os'
 import { Job, type JobJsonRaw, type JobsOptions, Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq'
 import { Redis } from 'ioredis'
 import {
+  PollLoop,
   type EnqueueOptions,
   JOB_STATES,
   type JobContext,
@@ -173,10 +174,8 @@ export class BullmqQueue implements QueuePort {
   private readonly running = new Map<string, Run>()
   private started = false
   private stopping = false
-  private pollTimer: NodeJS.Timeout | undefined
-  private ticking: Promise<void> | undefined
   private stopped: Promise<void> | undefined
-  private again = false
+  private readonly loop: PollLoop
   /** Which type's queue a look starts with, so that no type waits behind a busy one. */
   private turn = 0
   private tokens = 0
@@ -185,6 +184,11 @@ export class BullmqQueue implements QueuePort {
   private readonly warned = new Map<string, number>()
 
   constructor(private readonly options: BullmqQueueOptions) {
+    this.loop = new PollLoop(
+      () => this.look(),
+      options.pollIntervalMs,
+      () => this.started && !this.stopping,
+    )
     this.log = options.log
     this.consumesInServe = options.consumesInServe
   }
@@ -482,14 +486,14 @@ export class BullmqQueue implements QueuePort {
 
   private async drain(options: StopOptions): Promise<void> {
     this.stopping = true
-    clearTimeout(this.pollTimer)
+    const halted = this.loop.halt()
     let timer: NodeJS.Timeout | undefined
     const expired = new Promise<false>(
       (resolve) => (timer = setTimeout(() => resolve(false), options.graceMs ?? 10_000)),
     )
     // A look in progress may be fetching jobs: let it finish, so its runs are aborted too. Not
     // beyond the grace: with Redis unreachable, it waits for a connection that may never come.
-    await Promise.race([this.ticking, expired])
+    await Promise.race([halted, expired])
     const runs = [...this.running.values()]
     for (const run of runs) this.abort(run, 'stop', new Error('the process is stopping; the job runs again later'))
     const settled =
@@ -530,35 +534,13 @@ export class BullmqQueue implements QueuePort {
     producer?.disconnect()
   }
 
-  /** Looks for due jobs soon (now, unless a look is under way: right after it). */
+  /** Looks for due jobs soon (see PollLoop). */
   private wake(): void {
-    if (!this.started || this.stopping) return
-    if (this.ticking) {
-      this.again = true
-      return
-    }
-    clearTimeout(this.pollTimer)
-    this.pollTimer = setTimeout(() => void this.tick(), 0)
-  }
-
-  private tick(): Promise<void> {
-    if (this.ticking) {
-      this.again = true
-      return this.ticking
-    }
-    this.ticking = this.look().finally(() => {
-      this.ticking = undefined
-      if (!this.started || this.stopping) return
-      clearTimeout(this.pollTimer)
-      this.pollTimer = setTimeout(() => void this.tick(), this.again ? 0 : this.options.pollIntervalMs)
-      this.again = false
-    })
-    return this.ticking
+    this.loop.wake()
   }
 
   /** One look: while a slot is free, takes a due job from each type's queue in turn, until none has one. */
   private async look(): Promise<void> {
-    this.again = false
     try {
       const workers = [...this.workers.values()]
       const full = (): boolean => this.stopping || this.running.size >= this.startOptions!.concurrency

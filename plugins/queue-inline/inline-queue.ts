@@ -1,5 +1,6 @@
 import type { Knex } from '@mikro-orm/knex'
 import {
+  PollLoop,
   type Dialect,
   type EnqueueOptions,
   JOB_STATES,
@@ -94,16 +95,19 @@ export class InlineQueue implements QueuePort {
   private readonly running = new Map<number, Run>()
   private started = false
   private stopping = false
-  private pollTimer: NodeJS.Timeout | undefined
   private renewTimer: NodeJS.Timeout | undefined
-  private ticking: Promise<void> | undefined
   private stopped: Promise<void> | undefined
-  private again = false
+  private readonly loop: PollLoop
   private nextReap = 0
   private nextCleanup = 0
   private failing = false
 
   constructor(private readonly options: InlineQueueOptions) {
+    this.loop = new PollLoop(
+      () => this.look(),
+      options.pollIntervalMs,
+      () => this.started && !this.stopping,
+    )
     this.consumesInServe = options.consumesInServe ?? true
     this.knex = options.knex
     this.log = options.log
@@ -251,9 +255,8 @@ export class InlineQueue implements QueuePort {
 
   private async drain(options: StopOptions): Promise<void> {
     this.stopping = true
-    clearTimeout(this.pollTimer)
     // A look in progress may be claiming jobs: let it finish, so its runs are aborted too.
-    await this.ticking
+    await this.loop.halt()
     const runs = [...this.running.values()]
     for (const run of runs) this.abort(run, 'stop', new Error('the process is stopping; the job runs again later'))
     let timer: NodeJS.Timeout | undefined
@@ -284,35 +287,13 @@ export class InlineQueue implements QueuePort {
     else void Promise.all(runs.map((run) => run.done)).then(() => !this.started && setLive(this.owner, false))
   }
 
-  /** Looks for due jobs soon (now, unless a look is under way: right after it). */
+  /** Looks for due jobs soon (see PollLoop). */
   private wake(): void {
-    if (!this.started || this.stopping) return
-    if (this.ticking) {
-      this.again = true
-      return
-    }
-    clearTimeout(this.pollTimer)
-    this.pollTimer = setTimeout(() => void this.tick(), 0)
-  }
-
-  private tick(): Promise<void> {
-    if (this.ticking) {
-      this.again = true
-      return this.ticking
-    }
-    this.ticking = this.look().finally(() => {
-      this.ticking = undefined
-      if (!this.started || this.stopping) return
-      clearTimeout(this.pollTimer)
-      this.pollTimer = setTimeout(() => void this.tick(), this.again ? 0 : this.options.pollIntervalMs)
-      this.again = false
-    })
-    return this.ticking
+    this.loop.wake()
   }
 
   /** One look: take back expired leases now and then, remove old succeeded jobs hourly, claim what fits. */
   private async look(): Promise<void> {
-    this.again = false
     try {
       const now = Date.now()
       if (now >= this.nextReap) {
