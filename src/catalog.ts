@@ -22,6 +22,13 @@ const LOADERS: Record<string, Loader> = {
   'queue-bullmq': () => import('../plugins/queue-bullmq/index.js'),
   encoding: () => import('../plugins/encoding/index.js'),
   subtitles: () => import('../plugins/subtitles/index.js'),
+  media: () => import('../plugins/media/index.js'),
+  streams: () => import('../plugins/streams/index.js'),
+  channels: () => import('../plugins/channels/index.js'),
+  resources: () => import('../plugins/resources/index.js'),
+  players: () => import('../plugins/players/index.js'),
+  widgets: () => import('../plugins/widgets/index.js'),
+  recorder: () => import('../plugins/recorder/index.js'),
 }
 
 export const CATALOG: PluginCatalog = {

@@ -17,7 +17,7 @@ export { ENCODE_JOB } from './encode.job.js'
 export { INSERT_LOGO_JOB } from './insert-logo.job.js'
 export { MEDIA_TOKEN_PURPOSE } from './media-token.js'
 export { CACHE, serveStored } from './media-delivery.js'
-export { MEDIA_PERMISSION, mediaFile } from './media.routes.js'
+export { MEDIA_PERMISSION, type MediaMount, mediaFile, mountMediaRoutes } from './media.routes.js'
 export { type Rendition, RenditionEntity, type RenditionKind } from './rendition.entity.js'
 export { type RenditionView, renditionQueries } from './rendition.queries.js'
 

@@ -38,17 +38,35 @@ async function hlsFolder(c: HttpContext, file: FileView): Promise<string> {
   return hls.storageKey
 }
 
+/** Where a set of media routes is mounted and how it finds the file whose media it serves. */
+export interface MediaMount {
+  /** The path prefix, with the parameter naming the object (`/file/:file`, `/resource/:resource`). */
+  prefix: string
+  /** The file whose media the request asks, once the caller may have it (404/403 otherwise). */
+  resolve: (c: HttpContext) => Promise<FileView>
+  /** The permission sentence of every route (docs/authorization.md). */
+  permission: string
+  /** The purpose of the tokens these routes accept (`?token=`). */
+  tokenPurpose: string
+}
+
 /**
  * Media delivery: the thumbnail, snapshots, flavors and HLS rendition of a file, streamed
- * from storage with byte ranges. Digest (the owner) or a media token.
+ * from storage with byte ranges, under `mount.prefix` (the file's own addresses, and the
+ * resources publishing it).
  */
-export function mediaRoutes(r: Router): void {
-  const options = (produces: string) => ({ permission: MEDIA_PERMISSION, produces, tokenPurpose: MEDIA_TOKEN_PURPOSE })
+export function mountMediaRoutes(r: Router, mount: MediaMount): void {
+  const options = (produces: string) => ({
+    permission: mount.permission,
+    produces,
+    tokenPurpose: mount.tokenPurpose,
+  })
+  const { prefix, resolve } = mount
 
   r.get(
-    '/file/:file/thumbnail/thumb.jpg',
+    `${prefix}/thumbnail/thumb.jpg`,
     async (c) => {
-      const file = await mediaFile(c)
+      const file = await resolve(c)
       const thumbnail = (await renditionQueries.thumbnails(c.services.reader, [file.id])).get(file.id)
       if (!thumbnail) throw notFound('This file has no thumbnail (yet).')
       return serveStored(c, thumbnail.storageKey, thumbnail.mimeType, CACHE.pictures)
@@ -57,9 +75,9 @@ export function mediaRoutes(r: Router): void {
   )
 
   r.get(
-    '/file/:file/snapshots/:snapshot.jpg',
+    `${prefix}/snapshots/:snapshot.jpg`,
     async (c) => {
-      const file = await mediaFile(c)
+      const file = await resolve(c)
       const snapshot = await renditionQueries.one(c.services.reader, file.id, 'snapshot', c.param('snapshot'))
       if (!snapshot) throw notFound(`This file has no snapshot "${c.param('snapshot')}".`)
       return serveStored(c, snapshot.storageKey, snapshot.mimeType, CACHE.pictures)
@@ -68,9 +86,9 @@ export function mediaRoutes(r: Router): void {
   )
 
   r.get(
-    '/file/:file/flavor/video/:flavor.mp4',
+    `${prefix}/flavor/video/:flavor.mp4`,
     async (c) => {
-      const file = await mediaFile(c)
+      const file = await resolve(c)
       const flavor = await renditionQueries.one(c.services.reader, file.id, 'flavor', c.param('flavor'))
       if (!flavor || !flavor.mimeType.startsWith('video/')) {
         throw notFound(`This file has no video flavor "${c.param('flavor')}".`)
@@ -81,9 +99,9 @@ export function mediaRoutes(r: Router): void {
   )
 
   r.get(
-    '/file/:file/flavor/audio/:track',
+    `${prefix}/flavor/audio/:track`,
     async (c) => {
-      const file = await mediaFile(c)
+      const file = await resolve(c)
       const track = c.param('track')
       const dot = track.lastIndexOf('.')
       const flavor =
@@ -99,9 +117,9 @@ export function mediaRoutes(r: Router): void {
 
   // The master playlist, and any other file at the top of the HLS folder.
   r.get(
-    '/file/:file/hls/:entry',
+    `${prefix}/hls/:entry`,
     async (c) => {
-      const file = await mediaFile(c)
+      const file = await resolve(c)
       const entry = c.param('entry')
       if (!HLS_NAME.test(entry)) throw notFound(`No HLS file "${entry}".`)
       const key = `${await hlsFolder(c, file)}${entry}`
@@ -113,9 +131,9 @@ export function mediaRoutes(r: Router): void {
 
   // A variant: its playlist and segments.
   r.get(
-    '/file/:file/hls/:variant/:segment',
+    `${prefix}/hls/:variant/:segment`,
     async (c) => {
-      const file = await mediaFile(c)
+      const file = await resolve(c)
       const [variant, segment] = [c.param('variant'), c.param('segment')]
       if (!HLS_NAME.test(variant) || !HLS_NAME.test(segment)) throw notFound(`No HLS file "${variant}/${segment}".`)
       const key = `${await hlsFolder(c, file)}${variant}/${segment}`
@@ -124,4 +142,14 @@ export function mediaRoutes(r: Router): void {
     },
     options('video/mp2t'),
   )
+}
+
+/** The media of the caller's own files (Digest), or of the file a media token opens. */
+export function mediaRoutes(r: Router): void {
+  mountMediaRoutes(r, {
+    prefix: '/file/:file',
+    resolve: mediaFile,
+    permission: MEDIA_PERMISSION,
+    tokenPurpose: MEDIA_TOKEN_PURPOSE,
+  })
 }

@@ -46,6 +46,17 @@ export const renditionQueries = {
     const rows = await reader.all(`select ${COLUMNS} from renditions where file_id = ? order by id`, [fileId])
     return rows.map(renditionView)
   },
+  /** Every rendition of several files (one query for a listing), by file id. */
+  async ofFiles(reader: Reader, fileIds: readonly number[]): Promise<Map<number, RenditionView[]>> {
+    const found = new Map<number, RenditionView[]>(fileIds.map((id) => [id, []]))
+    if (!fileIds.length) return found
+    const rows = await reader.all(
+      `select ${COLUMNS} from renditions where file_id in (${fileIds.map(() => '?').join(',')}) order by id`,
+      [...fileIds],
+    )
+    for (const rendition of rows.map(renditionView)) found.get(rendition.fileId)?.push(rendition)
+    return found
+  },
   /** One rendition of a file by kind and name, or undefined. */
   async one(reader: Reader, fileId: number, kind: RenditionKind, name: string): Promise<RenditionView | undefined> {
     const row = await reader.one(`select ${COLUMNS} from renditions where file_id = ? and kind = ? and name = ?`, [

@@ -59,6 +59,15 @@ export const fileQueries = {
     const row = await reader.one(`select ${FILE_COLUMNS} ${FILE_FROM} where f.id = ?`, [id])
     return row && fileView(row)
   },
+  /** Several files by id (one query for a listing), by id; missing ones are absent. */
+  async filesByIds(reader: Reader, ids: readonly number[]): Promise<Map<number, FileView>> {
+    if (!ids.length) return new Map()
+    const rows = await reader.all(
+      `select ${FILE_COLUMNS} ${FILE_FROM} where f.id in (${ids.map(() => '?').join(',')})`,
+      [...ids],
+    )
+    return new Map(rows.map((row) => [Number(row.id), fileView(row)]))
+  },
   /** The files of one of a user's directories (null: the root), oldest first. */
   async filesIn(reader: Reader, userId: number, directoryId: number | null): Promise<FileView[]> {
     const [where, params] = inDirectory('f.directory_id', directoryId)

@@ -1,5 +1,5 @@
 import { type LinkBuilder, type XmlNode, xml } from '../../src/kernel/index.js'
-import type { MetadataDefinitionView } from '../metadata/index.js'
+import { type MetadataDefinitionView, metadataValuesXml } from '../metadata/index.js'
 import { type FileMedia, type FileView, encodingCode } from './files.types.js'
 
 /** How the answers show `encoding_status`: the word, or the code (the upload answer, as the spec shows). */
@@ -27,24 +27,6 @@ const subtitlesXml = (media: FileMedia): XmlNode =>
     media.subtitles.map((subtitle) => xml.el('subtitle', { language: subtitle.language, href: subtitle.href })),
   )
 
-/** An XML element name for a metadatum: its slug, which is one unless it starts with a digit. */
-const elementName = (slug: string): string => (/^[a-z_]/.test(slug) ? slug : `m-${slug}`)
-
-/** `<metadata>`: one child per value, named after the definition's slug (as the real answers show), with its name. */
-function metadataXml(file: FileView, definitions: readonly MetadataDefinitionView[]): XmlNode {
-  const children: XmlNode[] = []
-  for (const definition of definitions) {
-    const value = file.metadata[String(definition.id)]
-    if (value === undefined) continue
-    const name = elementName(definition.slug)
-    const attrs = { name: definition.name }
-    if (typeof value === 'string') children.push(xml.str(name, value, attrs))
-    else if (typeof value === 'boolean') children.push({ name, attrs, text: value ? 1 : 0 })
-    else children.push({ name, attrs, text: value })
-  }
-  return xml.el('metadata', undefined, children)
-}
-
 /**
  * File info (`GET /file/<slug>`, and the answers of upload and update): every field of the
  * spec, and `encoding_error` when encoding failed. `media` (thumbnail, subtitles) comes
@@ -69,7 +51,7 @@ export function fileInfoXml(
     xml.link('directory', directoryUrl(links, file.directorySlug), 'parent'),
     xml.str('thumbnail', media.thumbnail),
     xml.str('embed', ''),
-    metadataXml(file, definitions),
+    metadataValuesXml(file.metadata, definitions),
     subtitlesXml(media),
   ])
 }

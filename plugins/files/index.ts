@@ -43,6 +43,7 @@ export { wantsToken } from './file-media.service.js'
 export { fileInfo } from './file.routes.js'
 export { nameField } from './name.fields.js'
 export { type DerivedFile, createDerivedFile, storeDerivedSource } from './upload.service.js'
+export { uploadBase, uploadToken } from './upload-token.js'
 
 /**
  * The file store: each user's directories and files (`/files`, `/file/<slug>`), every

@@ -6,6 +6,7 @@ import './metadata.events.js'
 
 export { type MetadataDefinition, MetadataDefinitionEntity } from './metadata.entity.js'
 export { metadataQueries } from './metadata.queries.js'
+export { metadataValuesXml } from './metadata.xml.js'
 export {
   FILE_TYPES,
   METADATA_TYPES,

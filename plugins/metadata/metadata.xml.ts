@@ -1,5 +1,5 @@
 import { type LinkBuilder, type XmlNode, xml } from '../../src/kernel/index.js'
-import type { MetadataDefinitionView as Definition } from './metadata.types.js'
+import type { MetadataDefinitionView as Definition, MetadataValue } from './metadata.types.js'
 
 function fields(d: Definition): XmlNode[] {
   return [
@@ -33,4 +33,28 @@ export function metadataListXml(links: LinkBuilder, platformSlug: string, items:
     { href: links.url('platform', platformSlug, 'metadata') },
     items.map((d) => metadataSummaryXml(links, d)),
   )
+}
+
+/** An XML element name for a metadatum: its slug, which is one unless it starts with a digit. */
+const elementName = (slug: string): string => (/^[a-z_]/.test(slug) ? slug : `m-${slug}`)
+
+/**
+ * `<metadata>` of a file or a resource: one child per value (values are stored by definition
+ * id), named after the definition's slug (as the real answers show), with its name.
+ */
+export function metadataValuesXml(
+  values: Readonly<Record<string, MetadataValue>>,
+  definitions: readonly Definition[],
+): XmlNode {
+  const children: XmlNode[] = []
+  for (const definition of definitions) {
+    const value = values[String(definition.id)]
+    if (value === undefined) continue
+    const name = elementName(definition.slug)
+    const attrs = { name: definition.name }
+    if (typeof value === 'string') children.push(xml.str(name, value, attrs))
+    else if (typeof value === 'boolean') children.push({ name, attrs, text: value ? 1 : 0 })
+    else children.push({ name, attrs, text: value })
+  }
+  return xml.el('metadata', undefined, children)
 }

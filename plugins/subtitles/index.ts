@@ -7,6 +7,7 @@ import { subtitleRoutes } from './subtitle.routes.js'
 
 export { type Subtitle, SubtitleEntity } from './subtitle.entity.js'
 export { type Cue, parseSubtitle, toWebVtt } from './subtitle.format.js'
+export { type SubtitleView, subtitleQueries } from './subtitle.queries.js'
 
 /**
  * Subtitles of files: `POST /file/<slug>/subtitles` (SRT or WebVTT, checked by parsing; SRT

@@ -10,6 +10,23 @@ import {
 } from '../../src/kernel/index.js'
 import { objectAccessesHandler, objectAccessesPermission } from '../../plugins/identity/index.js'
 
+/**
+ * The configured plugins without the publishing ones (media, streams, resources and what
+ * builds on them), whose kinds the fake plugin stands in for: pass as `config.plugins`.
+ */
+export const PLUGINS_WITHOUT_PUBLISHING = [
+  'root',
+  'platforms',
+  'identity',
+  'storage-fs',
+  'metadata',
+  'files',
+  'encoder-ffmpeg',
+  'queue-inline',
+  'encoding',
+  'subtitles',
+]
+
 /** The access-tree kinds the fake plugin registers (their real plugins come in later issues). */
 export const FAKE_KINDS = ['media', 'stream', 'resource'] as const
 

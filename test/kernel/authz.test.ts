@@ -11,7 +11,7 @@ import { type Platform, PlatformEntity, createPlatform } from '../../plugins/pla
 import type { Authz, HttpError, ObjectRef, Principal } from '../../src/kernel/index.js'
 import { randomToken } from '../../src/shared/secrets.js'
 import { type TestApp, startApp } from '../helpers/app.js'
-import { FakeTree, fakeKindsPlugin } from '../helpers/test-kinds.js'
+import { FakeTree, PLUGINS_WITHOUT_PUBLISHING, fakeKindsPlugin } from '../helpers/test-kinds.js'
 
 /**
  * The kernel's authorization service against real accesses (identity plugin, both
@@ -126,7 +126,7 @@ const EDITOR = ['media.view', 'media.edit', 'stream.view', 'stream.edit', 'resou
 const VIEWER = ['platform.view', 'media.view', 'stream.view', 'resource.view']
 
 beforeAll(async () => {
-  app = await startApp({ plugins: [fakeKindsPlugin(tree)] })
+  app = await startApp({ plugins: [fakeKindsPlugin(tree)], config: { plugins: PLUGINS_WITHOUT_PUBLISHING } })
   authz = app.kernel.services.authz
   const fork = em()
   platforms.home = await fork.findOneOrFail(PlatformEntity, { slug: 'default' })

@@ -14,6 +14,11 @@ export interface Describe {
   name?: string
   /** What the client asked for, when it is not the object checked (`user` for a user's platform). */
   kind?: string
+  /**
+   * The object is not public (a hidden or draft stream or resource, or one inside such a
+   * stream): seeing it also needs `<kind>.view_protected` on it.
+   */
+  hidden?: boolean
 }
 
 function notVisible(ref: ObjectRef, describe: Describe): HttpError {
@@ -122,6 +127,20 @@ export class Authz {
     if (flags === 'all') return
     const model = action.slice(0, action.indexOf('.'))
     if (!flags.has(`${model}.view`)) throw notVisible(ref, describe)
+    if (describe.hidden && !flags.has(`${ref.kind}.view_protected`)) throw notVisible(ref, describe)
+    if (!flags.has(action)) throw denied(action)
+  }
+
+  /**
+   * For creating inside a container (a stream in a media, a resource in a stream): throws 404
+   * unless the user may view the container (`<container kind>.view`), then 403 unless they
+   * may do `action` (`stream.create`) on it.
+   */
+  async requireWithin(user: Principal, action: string, container: ObjectRef, describe: Describe = {}): Promise<void> {
+    const flags = await this.flagsOn(user, container)
+    if (flags === 'all') return
+    if (!flags.has(`${container.kind}.view`)) throw notVisible(container, describe)
+    if (describe.hidden && !flags.has(`${container.kind}.view_protected`)) throw notVisible(container, describe)
     if (!flags.has(action)) throw denied(action)
   }
 

@@ -11,7 +11,7 @@ import {
 import { type Platform, PlatformEntity, createPlatform } from '../../../plugins/platforms/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import type { DigestClient, Response } from '../../helpers/digest-client.js'
-import { FakeTree, fakeKindsPlugin } from '../../helpers/test-kinds.js'
+import { FakeTree, PLUGINS_WITHOUT_PUBLISHING, fakeKindsPlugin } from '../../helpers/test-kinds.js'
 import { type XmlObject, list, parseXml, text } from '../../helpers/xml.js'
 import { DECLARATION, INVALID, expectError, xmlOf } from '../../helpers/answers.js'
 
@@ -135,7 +135,7 @@ async function revokeAll(subjectPath: string): Promise<void> {
 const KINDS = 'platform, media, stream, resource'
 
 beforeAll(async () => {
-  app = await startApp({ plugins: [fakeKindsPlugin(tree)] })
+  app = await startApp({ plugins: [fakeKindsPlugin(tree)], config: { plugins: PLUGINS_WITHOUT_PUBLISHING } })
   const fork = em()
   platforms.default = await fork.findOneOrFail(PlatformEntity, { slug: 'default' })
   platforms.other = await createPlatform(app.kernel.services, fork, { name: 'Other', maxUsers: 0, maxSpace: 0 })

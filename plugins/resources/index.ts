@@ -1,0 +1,62 @@
+import { definePlugin } from '../../src/kernel/index.js'
+import '../metadata/index.js'
+import { STREAM_KIND } from '../streams/index.js'
+import init from './migrations/20261209-resources-init.js'
+import { resourceMediaRoutes } from './resource-media.routes.js'
+import { ResourceEntity } from './resource.entity.js'
+import './resource.events.js'
+import { RESOURCE_KIND } from './resource.lookup.js'
+import { resourceQueries } from './resource.queries.js'
+import { resourceRoutes } from './resource.routes.js'
+import { deleteResourcesIn, dropResourceMetadata } from './resource.service.js'
+import { resourcesConfigSchema } from './resources.config.js'
+
+export { type Resource, ResourceEntity } from './resource.entity.js'
+export type { ResourceExtras } from './resource.events.js'
+export { type ResourceDetails, describeResources, effectiveMetadata } from './resource.details.js'
+export { RESOURCE_KIND, isPublic, resourceFromPath, resourceRef } from './resource.lookup.js'
+export { type ResourceFilter, type ResourceView, resourceQueries } from './resource.queries.js'
+export { RESOURCE_TOKEN_PURPOSE, requireResourceGrant, resourceToken } from './resource-token.js'
+export { countView } from './resource.service.js'
+
+/**
+ * Resources, files published into streams: `GET/POST /stream/<slug>/resources`,
+ * `GET/PUT/DELETE /resource/<slug>` with flavors (chosen by the media's online channels),
+ * players, widgets, metadata (the file's inherited) and subtitles, and the delivery of their
+ * media under `/resource/<slug>/...` (Digest, or a resource token with `with-token`).
+ * Deleting a file, a stream or a media deletes its resources.
+ */
+export default definePlugin({
+  name: 'resources',
+  dependsOn: ['streams', 'channels', 'files', 'encoding', 'subtitles', 'metadata'],
+  config: resourcesConfigSchema,
+  entities: [ResourceEntity],
+  migrations: [init],
+  register(ctx) {
+    ctx.authz.registerKind({
+      kind: RESOURCE_KIND,
+      parent: async (reader, id) => {
+        const streamId = await resourceQueries.streamOf(reader, id)
+        return streamId === null ? null : { kind: STREAM_KIND, id: streamId }
+      },
+      idOf: async (reader, slug) => (await resourceQueries.bySlug(reader, slug))?.id ?? null,
+      slugOf: async (reader, id) => (await resourceQueries.byId(reader, id))?.slug ?? null,
+    })
+    ctx.routes((r) => {
+      resourceRoutes(r, ctx.config)
+      resourceMediaRoutes(r)
+    })
+    const deleteWhere = async (em: Parameters<typeof deleteResourcesIn>[1], where: object) => {
+      const rows = await em.find(ResourceEntity, where, { fields: ['id'] })
+      await deleteResourcesIn(
+        ctx.services,
+        em,
+        rows.map((row) => row.id),
+      )
+    }
+    // Deleting a file deletes the resources published from it (spec: States and transitions).
+    ctx.on('file.deleted', ({ em, files }) => deleteWhere(em, { file: { $in: files.map((file) => file.id) } }))
+    ctx.on('stream.deleting', ({ em, ids }) => deleteWhere(em, { stream: { $in: ids } }))
+    ctx.on('metadata.deleted', ({ em, definition }) => dropResourceMetadata(em, definition))
+  },
+})

@@ -1,0 +1,73 @@
+import { type HttpContext, type Router, notFound } from '../../src/kernel/index.js'
+import { CACHE, mountMediaRoutes, serveStored } from '../encoding/index.js'
+import { type FileView, fileQueries } from '../files/index.js'
+import { subtitleQueries } from '../subtitles/index.js'
+import { resourceFromPath } from './resource.lookup.js'
+import { type ResourceView, resourceQueries } from './resource.queries.js'
+import { RESOURCE_TOKEN_PURPOSE, requireResourceGrant } from './resource-token.js'
+
+export const RESOURCE_MEDIA_PERMISSION =
+  'whoever may view the resource (Digest, as for resource info), or anyone holding a media token of the resource (`?token=`, from an answer asked `with-token`)'
+
+/** The resource whose media a request asks: one the caller may view, or the one its token opens. */
+async function mediaResource(c: HttpContext): Promise<ResourceView> {
+  if (!c.token) return resourceFromPath(c, 'resource.view')
+  const slug = c.param('resource')
+  const id = requireResourceGrant(c, slug)
+  const resource = await resourceQueries.byId(c.services.reader, id)
+  if (!resource || resource.slug !== slug) throw notFound(`No resource "${slug}".`)
+  return resource
+}
+
+async function publishedFile(c: HttpContext): Promise<FileView> {
+  const resource = await mediaResource(c)
+  const file = await fileQueries.fileById(c.services.reader, resource.fileId)
+  if (!file) throw notFound(`No resource "${resource.slug}".`)
+  return file
+}
+
+/** `attachment; filename=...` with the name made safe for the header (RFC 6266 `filename*`). */
+function attachment(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_')
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`
+}
+
+/**
+ * The media of a resource, under its own address (the URL shapes of the real answers):
+ * thumbnail, snapshots, flavors, HLS, subtitles as WebVTT, and the uploaded original.
+ */
+export function resourceMediaRoutes(r: Router): void {
+  const options = (produces: string) => ({
+    permission: RESOURCE_MEDIA_PERMISSION,
+    produces,
+    tokenPurpose: RESOURCE_TOKEN_PURPOSE,
+  })
+  mountMediaRoutes(r, {
+    prefix: '/resource/:resource',
+    resolve: publishedFile,
+    permission: RESOURCE_MEDIA_PERMISSION,
+    tokenPurpose: RESOURCE_TOKEN_PURPOSE,
+  })
+
+  r.get(
+    '/resource/:resource/subtitles/:subtitle',
+    async (c) => {
+      const file = await publishedFile(c)
+      const subtitle = await subtitleQueries.one(c.services.reader, file.id, c.param('subtitle'))
+      if (!subtitle) throw notFound(`No subtitle "${c.param('subtitle')}".`)
+      // WebVTT whatever was sent (SRT is converted): players read WebVTT.
+      return serveStored(c, subtitle.vttKey, 'text/vtt; charset=utf-8', CACHE.media)
+    },
+    options('text/vtt'),
+  )
+
+  r.get(
+    '/resource/:resource/source',
+    async (c) => {
+      const file = await publishedFile(c)
+      const answer = await serveStored(c, file.storageKey, file.mimeType, CACHE.media)
+      return { ...answer, headers: { ...answer.headers, 'Content-Disposition': attachment(file.name) } }
+    },
+    options('application/octet-stream'),
+  )
+}

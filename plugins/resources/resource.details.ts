@@ -1,0 +1,134 @@
+import type { HttpContext } from '../../src/kernel/index.js'
+import { channelOffer, type ChannelOffer, type FlavorChoice } from '../channels/index.js'
+import { type RenditionView, renditionQueries } from '../encoding/index.js'
+import { type FileView, fileQueries } from '../files/index.js'
+import { type MetadataDefinitionView, type MetadataValue, metadataQueries } from '../metadata/index.js'
+import { subtitleQueries } from '../subtitles/index.js'
+import type { ResourceExtras } from './resource.events.js'
+import type { ResourceView } from './resource.queries.js'
+import { resourceToken } from './resource-token.js'
+
+/** Everything a resource's answers show beyond its own columns. */
+export interface ResourceDetails {
+  /** Seconds, from the renditions; null for files without one (documents, images). */
+  duration: number | null
+  /** Absolute URL of the thumbnail; '' while there is none. */
+  thumbnail: string
+  flavors: { name: string; url: string }[]
+  players: { name: string; url: string }[]
+  widgets: { name: string; code: string }[]
+  /** Downloadable WebVTT (or the SRT's WebVTT version) under the resource's address. */
+  subtitles: { language: string; href: string }[]
+  /** The values shown: the file's, overridden by the resource's except for protected definitions. */
+  metadata: Record<string, MetadataValue>
+  /** The definitions of the resource's platform (to name the values). */
+  definitions: readonly MetadataDefinitionView[]
+}
+
+/** The URLs of one resource's media, with `?token=` when asked `with-token`. */
+class ResourceUrls {
+  constructor(
+    private readonly c: HttpContext,
+    private readonly resource: ResourceView,
+    private readonly token: string | undefined,
+  ) {}
+
+  url(segments: string[], query: Record<string, string> = {}): string {
+    const params = new URLSearchParams(query)
+    if (this.token) params.set('token', this.token)
+    const search = params.toString()
+    return this.c.links.url('resource', this.resource.slug, ...segments) + (search ? `?${search}` : '')
+  }
+
+  flavor(choice: FlavorChoice): string {
+    if (choice.source === 'hls') return this.url(['hls', 'master.m3u8'])
+    if (choice.source === 'original') return this.url(['source'])
+    const rendition = choice.rendition
+    if (rendition.mimeType.startsWith('audio/')) {
+      const extension = /\.[a-z0-9]+$/.exec(rendition.storageKey)?.[0] ?? ''
+      return this.url(['flavor', 'audio', `${rendition.name}${extension}`])
+    }
+    return this.url(['flavor', 'video', `${rendition.name}.mp4`])
+  }
+
+  player(): string {
+    const search = this.token ? `?${new URLSearchParams({ token: this.token }).toString()}` : ''
+    return this.c.links.url('player', this.resource.slug) + search
+  }
+}
+
+/** The longest duration of the renditions (the source's, as encoded), to two decimals. */
+function durationOf(renditions: readonly RenditionView[]): number | null {
+  const durations = renditions.map((r) => r.duration).filter((d): d is number => typeof d === 'number' && d > 0)
+  return durations.length ? Math.round(Math.max(...durations) * 100) / 100 : null
+}
+
+/** Memoizes one async lookup per key (the platform's definitions, the media's channels). */
+function perKey<K, V>(load: (key: K) => Promise<V>): (key: K) => Promise<V> {
+  const cache = new Map<K, Promise<V>>()
+  return (key) => {
+    let value = cache.get(key)
+    if (!value) cache.set(key, (value = load(key)))
+    return value
+  }
+}
+
+/**
+ * The details of resources for their answers (info and lists), with one query per kind of
+ * data for the whole list: files, renditions, subtitles, definitions, channels, widgets.
+ */
+export async function describeResources(
+  c: HttpContext,
+  resources: readonly ResourceView[],
+  options: { withToken: boolean; tokenTtl: number },
+): Promise<Map<number, ResourceDetails>> {
+  const reader = c.services.reader
+  const fileIds = [...new Set(resources.map((r) => r.fileId))]
+  const [files, renditions, thumbnails, subtitles] = await Promise.all([
+    fileQueries.filesByIds(reader, fileIds),
+    renditionQueries.ofFiles(reader, fileIds),
+    renditionQueries.thumbnails(reader, fileIds),
+    subtitleQueries.ofFiles(reader, fileIds),
+  ])
+  const definitionsOf = perKey((platformId: number) => metadataQueries.ofPlatform(reader, platformId))
+  const offerOf = perKey((mediaId: number): Promise<ChannelOffer> => channelOffer(c.services, mediaId))
+  const extras = new Map<number, ResourceExtras>(resources.map((r) => [r.id, { widgets: [] }]))
+  if (resources.length) await c.services.events.emit('resource.describe', { reader, resources, extras })
+
+  const details = new Map<number, ResourceDetails>()
+  for (const resource of resources) {
+    const file = files.get(resource.fileId) as FileView
+    const token = options.withToken ? resourceToken(c.services.secret, resource, options.tokenTtl) : undefined
+    const urls = new ResourceUrls(c, resource, token)
+    const ofFile = renditions.get(resource.fileId) ?? []
+    const offer = await offerOf(resource.mediaId)
+    const definitions = await definitionsOf(resource.platformId)
+    const thumbnail = thumbnails.get(resource.fileId)
+    details.set(resource.id, {
+      duration: durationOf(ofFile),
+      thumbnail: thumbnail ? urls.url(['thumbnail', 'thumb.jpg'], { v: String(thumbnail.id) }) : '',
+      flavors: offer.flavors(file, ofFile).map((choice) => ({ name: choice.name, url: urls.flavor(choice) })),
+      players: offer.players ? [{ name: 'default', url: urls.player() }] : [],
+      widgets: extras.get(resource.id)!.widgets,
+      subtitles: (subtitles.get(resource.fileId) ?? []).map((s) => ({
+        language: s.language,
+        href: urls.url(['subtitles', s.publicId]),
+      })),
+      metadata: effectiveMetadata(file.metadata, resource.metadata, definitions),
+      definitions,
+    })
+  }
+  return details
+}
+
+/** File values, overridden by the resource's own unless the definition is protected. */
+export function effectiveMetadata(
+  fileValues: Readonly<Record<string, MetadataValue>>,
+  resourceValues: Readonly<Record<string, MetadataValue>>,
+  definitions: readonly MetadataDefinitionView[],
+): Record<string, MetadataValue> {
+  const shown: Record<string, MetadataValue> = { ...fileValues }
+  const protectedIds = new Set(definitions.filter((d) => d.isProtected).map((d) => String(d.id)))
+  for (const [id, value] of Object.entries(resourceValues)) if (!protectedIds.has(id)) shown[id] = value
+  return shown
+}

@@ -1,0 +1,117 @@
+import { type HttpContext, type Router, reply } from '../../src/kernel/index.js'
+import { fileQueries, wantsToken } from '../files/index.js'
+import { objectAccessesHandler, objectAccessesPermission } from '../identity/index.js'
+import { metadataQueries } from '../metadata/index.js'
+import { streamFromPath, streamRef } from '../streams/index.js'
+import { describeResources } from './resource.details.js'
+import { readResourceFields } from './resource.fields.js'
+import { RESOURCE_KIND, resourceFromPath } from './resource.lookup.js'
+import { type ResourceView, resourceQueries } from './resource.queries.js'
+import {
+  createResource,
+  deleteResource,
+  publishableFile,
+  resourceMetadata,
+  updateResource,
+} from './resource.service.js'
+import { resourceInfoXml, resourceListXml } from './resource.xml.js'
+import type { ResourcesConfig } from './resources.config.js'
+
+/** Resources of a stream: list, publish; one resource: info, partial update, delete. */
+export function resourceRoutes(r: Router, config: ResourcesConfig): void {
+  const describe = (c: HttpContext, items: readonly ResourceView[]) =>
+    describeResources(c, items, { withToken: wantsToken(c), tokenTtl: config.token_ttl })
+
+  const info = async (c: HttpContext, id: number, status: number) => {
+    const resource = (await resourceQueries.byId(c.services.reader, id))!
+    const details = await describe(c, [resource])
+    return reply.xml(status, resourceInfoXml(c.links, resource, details.get(resource.id)!))
+  }
+
+  r.get(
+    '/stream/:stream/resources',
+    async (c) => {
+      const stream = await streamFromPath(c, 'stream.view')
+      const ref = streamRef(stream)
+      const filter = {
+        scope: await c.authz.scope(c.principal, RESOURCE_KIND, ref),
+        withHidden: await c.authz.can(c.principal, 'resource.view_protected', ref),
+      }
+      const reader = c.services.reader
+      const items = await c.list(await resourceQueries.count(reader, stream.id, filter), (page) =>
+        resourceQueries.page(reader, stream.id, filter, page.offset, page.limit),
+      )
+      return reply.xml(200, resourceListXml(c.links, stream.slug, items, await describe(c, items)))
+    },
+    {
+      permission:
+        'stream.view on the stream (seen as for stream info); lists the resources the caller may view (resource.view), hidden and draft ones only with resource.view_protected',
+    },
+  )
+
+  r.post(
+    '/stream/:stream/resources',
+    async (c) => {
+      const stream = await streamFromPath(c, 'resource.create', { within: true })
+      const form = await c.form()
+      const fields = c.fields(form, 'create')
+      const input = readResourceFields(fields, form)
+      const file = input.file ? await publishableFile(c, fields, input.file, stream.platformId) : undefined
+      const definitions = await metadataQueries.ofPlatform(c.services.reader, stream.platformId)
+      const metadata = file ? resourceMetadata(fields, definitions, input.metadata, file.type) : {}
+      fields.done()
+      const id = await createResource(
+        c.em,
+        input as Parameters<typeof createResource>[1],
+        file!.id,
+        stream.id,
+        metadata,
+      )
+      return info(c, id, 201)
+    },
+    {
+      permission:
+        "stream.view, then resource.create on the stream; the file must be one of the caller's own, and their profile must hold file.publish_<type> (video, audio, image, document; binary for others)",
+    },
+  )
+
+  r.get('/resource/:resource', async (c) => info(c, (await resourceFromPath(c, 'resource.view')).id, 200), {
+    permission: 'resource.view on the resource (and resource.view_protected unless it and its streams are visible)',
+  })
+
+  r.put(
+    '/resource/:resource',
+    async (c) => {
+      const resource = await resourceFromPath(c, 'resource.edit')
+      const form = await c.form()
+      const fields = c.fields(form, 'update')
+      const changes = readResourceFields(fields, form)
+      const file = changes.file ? await publishableFile(c, fields, changes.file, resource.platformId) : undefined
+      const current = file ?? (await fileQueries.fileById(c.services.reader, resource.fileId))!
+      const definitions = await metadataQueries.ofPlatform(c.services.reader, resource.platformId)
+      const type = current.type
+      const metadata = resourceMetadata(fields, definitions, changes.metadata, type)
+      fields.done()
+      await updateResource(c.em, resource.id, changes, file?.id, metadata)
+      return info(c, resource.id, 200)
+    },
+    {
+      permission:
+        "resource.edit on the resource (seen as for info); a new file must be one of the caller's own, with file.publish_<type>",
+    },
+  )
+
+  r.delete(
+    '/resource/:resource',
+    async (c) => {
+      const resource = await resourceFromPath(c, 'resource.delete')
+      await deleteResource(c.services, c.em, resource.id)
+      return reply.noContent()
+    },
+    { permission: 'resource.delete on the resource (seen as for info)' },
+  )
+
+  r.get('/resource/:resource/accesses', objectAccessesHandler(RESOURCE_KIND, 'resource'), {
+    permission: objectAccessesPermission(RESOURCE_KIND),
+  })
+}

@@ -1,0 +1,171 @@
+import {
+  type EntityManager,
+  type FieldReader,
+  type HttpContext,
+  type KernelServices,
+  forbidden,
+  freeSlug,
+  isInstanceAdmin,
+  retryOnConflict,
+  transaction,
+} from '../../src/kernel/index.js'
+import { type FileView, fileQueries } from '../files/index.js'
+import { type MetadataDefinitionView, type MetadataValue, checkMetadataValues } from '../metadata/index.js'
+import { ResourceEntity } from './resource.entity.js'
+import type { ResourceInput } from './resource.fields.js'
+import { RESOURCE_KIND } from './resource.lookup.js'
+
+/** The profile flag that allows publishing files of a type (`file.publish_video`, ...). */
+export const publishFlag = (type: string): string =>
+  `file.publish_${['video', 'audio', 'image', 'document'].includes(type) ? type : 'binary'}`
+
+/**
+ * The file a `file` field names, once it may be published by the caller into a stream of
+ * `platformId`: one of the caller's own files (files are private), of that platform, whose
+ * encoding did not fail (any platform for installation administrators); failures go to `fields` (412). 403 without `file.publish_<type>`.
+ */
+export async function publishableFile(
+  c: HttpContext,
+  fields: FieldReader,
+  slug: string,
+  platformId: number,
+): Promise<FileView | undefined> {
+  const file = await fileQueries.fileBySlug(c.services.reader, slug)
+  if (!file || file.userId !== c.principal.id) {
+    fields.fail('file', `you have no file "${slug}" (only your own files can be published)`)
+    return undefined
+  }
+  // Installation administrators work on every platform, with the files of their own.
+  if (file.platformId !== platformId && !isInstanceAdmin(c.principal)) {
+    fields.fail('file', 'is a file of another platform than the stream')
+  } else if (file.encodingStatus === 'failed') {
+    fields.fail(
+      'file',
+      `failed its encoding${file.encodingError ? ` (${file.encodingError})` : ''}: it cannot be published`,
+    )
+  } else if (!c.authz.hasProfileFlag(c.principal, publishFlag(file.type))) {
+    throw forbidden(`This needs the "${publishFlag(file.type)}" permission of your profile.`)
+  }
+  return file
+}
+
+/**
+ * Checks `metadata[<name>]` values for a resource of a file of `fileType`: as for files, and a
+ * protected definition cannot be overridden on the resource (its value is the file's). Failures go
+ * to `fields`; gives the values by definition id (null: clear the resource's own value).
+ */
+export function resourceMetadata(
+  fields: FieldReader,
+  definitions: readonly MetadataDefinitionView[],
+  values: ResourceInput['metadata'],
+  fileType: FileView['type'],
+): Record<string, MetadataValue | null> {
+  if (!values) return {}
+  const check = checkMetadataValues(definitions, values as never, fileType)
+  for (const [field, message] of Object.entries(check.errors)) fields.fail(field, message)
+  const byName = new Map(definitions.map((definition) => [definition.name, definition]))
+  const byId: Record<string, MetadataValue | null> = {}
+  for (const [name, value] of Object.entries(check.values)) {
+    const definition = byName.get(name)!
+    if (definition.isProtected && value !== null) {
+      fields.fail(`metadata[${name}]`, 'is protected: a resource shows the value set on its file, set it there')
+    } else byId[String(definition.id)] = value
+  }
+  return byId
+}
+
+/** Applies metadata changes by definition id (null removes the resource's own value). */
+function applyMetadata(
+  current: Record<string, MetadataValue>,
+  changes: Record<string, MetadataValue | null>,
+): Record<string, MetadataValue> {
+  const metadata = { ...current }
+  for (const [id, value] of Object.entries(changes)) {
+    if (value === null) delete metadata[id]
+    else metadata[id] = value
+  }
+  return metadata
+}
+
+/** Publishes a file into a stream: a new resource. */
+export function createResource(
+  em: EntityManager,
+  input: Required<Pick<ResourceInput, 'title' | 'visibility'>> & ResourceInput,
+  fileId: number,
+  streamId: number,
+  metadata: Record<string, MetadataValue | null>,
+): Promise<number> {
+  return retryOnConflict(() =>
+    transaction(em, async (tx) => {
+      const now = new Date()
+      const resource = tx.create(ResourceEntity, {
+        slug: await freeSlug(tx, ResourceEntity, input.title),
+        title: input.title,
+        subtitle: input.subtitle ?? '',
+        description: input.description ?? '',
+        publishedAt: input.publishedAt ?? now,
+        visibility: input.visibility,
+        views: 0,
+        metadata: applyMetadata({}, metadata),
+        file: fileId,
+        stream: streamId,
+        createdAt: now,
+        updatedAt: now,
+      })
+      await tx.flush()
+      return resource.id
+    }),
+  )
+}
+
+/** Applies a partial update; `fileId` re-points the resource to another (checked) file. */
+export function updateResource(
+  em: EntityManager,
+  id: number,
+  changes: ResourceInput,
+  fileId: number | undefined,
+  metadata: Record<string, MetadataValue | null>,
+): Promise<void> {
+  return transaction(em, async (tx) => {
+    const resource = await tx.findOneOrFail(ResourceEntity, { id })
+    if (changes.title !== undefined) resource.title = changes.title
+    if (changes.subtitle !== undefined) resource.subtitle = changes.subtitle ?? ''
+    if (changes.description !== undefined) resource.description = changes.description ?? ''
+    if (changes.publishedAt !== undefined) resource.publishedAt = changes.publishedAt
+    if (changes.visibility !== undefined) resource.visibility = changes.visibility
+    if (fileId !== undefined) resource.file = tx.getReference('StoredFile', fileId) as never
+    resource.metadata = applyMetadata(resource.metadata, metadata)
+    resource.updatedAt = new Date()
+    await tx.flush()
+  })
+}
+
+/** Deletes resources and what they hold (widgets, the accesses on them) inside `tx`. */
+export async function deleteResourcesIn(services: KernelServices, tx: EntityManager, ids: number[]): Promise<void> {
+  if (ids.length === 0) return
+  await services.events.emit('resource.deleting', { em: tx, ids })
+  await services.events.emit('authz.objects-deleted', { em: tx, kind: RESOURCE_KIND, ids })
+  await tx.nativeDelete(ResourceEntity, { id: { $in: ids } })
+}
+
+/** Deletes one resource, in one transaction. */
+export function deleteResource(services: KernelServices, em: EntityManager, id: number): Promise<void> {
+  return transaction(em, (tx) => deleteResourcesIn(services, tx, [id]))
+}
+
+/** Counts one playback session of a resource (the player calls it once per session). */
+export async function countView(em: EntityManager, id: number): Promise<void> {
+  await em.getConnection().execute('update resources set views = views + 1 where id = ?', [id])
+}
+
+/** Drops the values of a deleted metadata definition from the resources of its platform. */
+export async function dropResourceMetadata(tx: EntityManager, definition: MetadataDefinitionView): Promise<void> {
+  const key = String(definition.id)
+  const resources = await tx.find(ResourceEntity, { file: { platform: definition.platformId } })
+  for (const resource of resources) {
+    if (!(key in resource.metadata)) continue
+    const { [key]: _dropped, ...rest } = resource.metadata
+    resource.metadata = rest
+  }
+  await tx.flush()
+}

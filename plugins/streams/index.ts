@@ -1,0 +1,49 @@
+import { definePlugin } from '../../src/kernel/index.js'
+import { MEDIA_KIND } from '../media/index.js'
+import init from './migrations/20261208-streams-init.js'
+import { StreamEntity } from './stream.entity.js'
+import './stream.events.js'
+import { STREAM_KIND } from './stream.lookup.js'
+import { streamQueries } from './stream.queries.js'
+import { streamRoutes } from './stream.routes.js'
+import { deleteStreamsIn } from './stream.service.js'
+
+export { type Stream, StreamEntity, VISIBILITIES, type Visibility } from './stream.entity.js'
+export { STREAM_KIND, requireOnStream, seesStream, streamFromPath, streamRef } from './stream.lookup.js'
+export { type StreamFilter, type StreamView, streamQueries } from './stream.queries.js'
+
+/**
+ * Streams, the channels of publications of a media, nested through `parent_stream`:
+ * `GET/POST /media/<slug>/streams`, `GET/PUT/DELETE /stream/<slug>`,
+ * `GET /stream/<slug>/accesses`. Hidden and draft streams, and everything below them, are
+ * seen only with `stream.view_protected`. Deleting streams announces `stream.deleting`.
+ */
+export default definePlugin({
+  name: 'streams',
+  dependsOn: ['media'],
+  entities: [StreamEntity],
+  migrations: [init],
+  register(ctx) {
+    ctx.authz.registerKind({
+      kind: STREAM_KIND,
+      parent: async (reader, id) => {
+        const stream = await streamQueries.byId(reader, id)
+        if (!stream) return null
+        return stream.parentId === null
+          ? { kind: MEDIA_KIND, id: stream.mediaId }
+          : { kind: STREAM_KIND, id: stream.parentId }
+      },
+      idOf: async (reader, slug) => (await streamQueries.bySlug(reader, slug))?.id ?? null,
+      slugOf: async (reader, id) => (await streamQueries.byId(reader, id))?.slug ?? null,
+    })
+    ctx.routes(streamRoutes)
+    ctx.on('media.deleting', async ({ em, ids }) => {
+      const streams = await em.find(StreamEntity, { media: { $in: ids }, parent: null }, { fields: ['id'] })
+      await deleteStreamsIn(
+        ctx.services,
+        em,
+        streams.map((stream) => stream.id),
+      )
+    })
+  },
+})

@@ -1,0 +1,93 @@
+import { LockMode } from '@mikro-orm/core'
+import {
+  type EntityManager,
+  type KernelServices,
+  freeSlug,
+  invalid,
+  notFound,
+  retryOnConflict,
+  transaction,
+} from '../../src/kernel/index.js'
+import { MediaEntity } from '../media/index.js'
+import { StreamEntity } from './stream.entity.js'
+import type { StreamInput } from './stream.fields.js'
+import { STREAM_KIND } from './stream.lookup.js'
+
+/**
+ * Creates a stream in a media (under `parentId` when given). The media row is locked first,
+ * so concurrent creations cannot take the media past its `max_streams` (412, nothing stored).
+ */
+export function createStream(
+  em: EntityManager,
+  mediaId: number,
+  input: Required<Pick<StreamInput, 'title' | 'visibility'>> & StreamInput,
+  parentId: number | null,
+): Promise<number> {
+  return retryOnConflict(() =>
+    transaction(em, async (tx) => {
+      const media = await tx.findOne(MediaEntity, { id: mediaId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+      if (!media) throw notFound('No such media.')
+      if (media.maxStreams > 0 && (await tx.count(StreamEntity, { media: mediaId })) >= media.maxStreams) {
+        throw invalid(
+          { max_streams: `the media holds its maximum of ${media.maxStreams} streams` },
+          `The media "${media.slug}" may hold at most ${media.maxStreams} streams: delete one, or raise its max_streams.`,
+        )
+      }
+      const stream = tx.create(StreamEntity, {
+        slug: await freeSlug(tx, StreamEntity, input.title),
+        title: input.title,
+        subtitle: input.subtitle ?? '',
+        description: input.description ?? '',
+        visibility: input.visibility,
+        media: mediaId,
+        parent: parentId,
+        createdAt: new Date(),
+      })
+      await tx.flush()
+      return stream.id
+    }),
+  )
+}
+
+/** Applies a partial update; `parentId` undefined keeps the parent, null moves the stream to the top. */
+export function updateStream(em: EntityManager, id: number, changes: StreamInput, parentId?: number | null) {
+  return transaction(em, async (tx) => {
+    const stream = await tx.findOneOrFail(StreamEntity, { id })
+    if (changes.title !== undefined) stream.title = changes.title
+    if (changes.subtitle !== undefined) stream.subtitle = changes.subtitle ?? ''
+    if (changes.description !== undefined) stream.description = changes.description ?? ''
+    if (changes.visibility !== undefined) stream.visibility = changes.visibility
+    if (parentId !== undefined) stream.parent = parentId === null ? null : tx.getReference(StreamEntity, parentId)
+    await tx.flush()
+  })
+}
+
+/**
+ * Deletes streams and everything below them (sub-streams, resources, the accesses on all of
+ * them) inside `tx`. `ids` need not include the sub-streams: they are found here.
+ */
+export async function deleteStreamsIn(services: KernelServices, tx: EntityManager, ids: number[]): Promise<void> {
+  const all = await subtreeIn(tx, ids)
+  if (all.length === 0) return
+  await services.events.emit('stream.deleting', { em: tx, ids: all })
+  await services.events.emit('authz.objects-deleted', { em: tx, kind: STREAM_KIND, ids: all })
+  // Children first would be needed without the cascading key; one statement deletes the lot.
+  await tx.nativeDelete(StreamEntity, { id: { $in: all } })
+}
+
+/** The subtree of `ids`, read inside the transaction (so it sees its own writes). */
+async function subtreeIn(tx: EntityManager, ids: number[]): Promise<number[]> {
+  const found = new Set(ids)
+  let frontier = ids
+  while (frontier.length) {
+    const children = await tx.find(StreamEntity, { parent: { $in: frontier } }, { fields: ['id'] })
+    frontier = children.map((child) => child.id).filter((id) => !found.has(id))
+    for (const id of frontier) found.add(id)
+  }
+  return [...found]
+}
+
+/** Deletes a stream and everything below it, in one transaction. */
+export function deleteStream(services: KernelServices, em: EntityManager, id: number): Promise<void> {
+  return transaction(em, (tx) => deleteStreamsIn(services, tx, [id]))
+}
