@@ -11,7 +11,10 @@
  *   5. 1 GiB uploads (multipart `POST /files` and tus) against a streamed copy of the same
  *      file on the same disk, with the server's peak RSS: see bench/uploads.js;
  *   6. the encoding of a 60 s 1080p video through the pipeline (upload answered to `finished`)
- *      against the encoder port's own work on the same file: see bench/encoding.js.
+ *      against the encoder port's own work on the same file: see bench/encoding.js;
+ *   7. publishing reads: `GET /resource/<slug>` and the deep page `GET /stream/<slug>/resources`
+ *      with `Range: entities=9950-9999` over 10,000 resources, against the bare server, on
+ *      SQLite or PostgreSQL (BENCH_DATABASE_URL): see bench/publishing.js.
  * For each it prints req/s, p50 and p99 latency, the non-2xx / error counts (must be 0), the
  * ratio to the bare server and the server's CPU time per request (process.cpuUsage of the
  * server child over the measured run), then writes everything to bench/results/latest.json.
@@ -45,11 +48,13 @@
  *                          and write its .cpuprofile there
  *   BENCH_SERVER_ARGS [unset] more node flags for the mediactl child (`--trace-gc`, ...), after
  *                          `--initial-old-space-size=128`, which it always gets (as bin/run.js does)
- *   BENCH_ONLY [unset]     `info`, `list`, `authz`, `upload` or `encode`: run that scenario
- *                          only (for profiling)
+ *   BENCH_ONLY [unset]     `info`, `list`, `authz`, `upload`, `encode` or `publish`: run that
+ *                          scenario only (for profiling)
  *   BENCH_UPLOAD_MB, BENCH_UPLOAD_ROUNDS, BENCH_TUS_CHUNK_MB, BENCH_UPLOAD_KINDS: see
  *                          bench/uploads.js
  *   BENCH_ENCODE_SECONDS, BENCH_ENCODE_ROUNDS: see bench/encoding.js
+ *   BENCH_DATABASE_URL, BENCH_RESOURCES, BENCH_PUBLISH_ROUNDS: see bench/publishing.js (the
+ *                          database URL applies to the publishing scenarios only)
  *
  * Exit code: 0 when every scenario ran with no non-2xx answer and no socket error, and every
  * upload stored the whole file (whether or not the performance goals are met), 1 otherwise.
@@ -63,6 +68,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { authorization, challenge, fetchRaw, md5 } from './digest.js'
 import { ENCODE_GOAL, formatEncodingTable, runEncoding } from './encoding.js'
+import { formatPublishTable, publishGoalLines, publishingServer, runPublishing } from './publishing.js'
 import { formatUploadTable, runUploads, sampleRss } from './uploads.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
@@ -79,7 +85,7 @@ const settings = {
   cpuProf: process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined,
   // The heap flag production runs with (bin/run.js, npm start, the service unit), then any extra.
   serverArgs: ['--initial-old-space-size=128', ...(process.env.BENCH_SERVER_ARGS ?? '').split(/\s+/).filter(Boolean)],
-  only: ['info', 'list', 'authz', 'upload', 'encode'].includes(process.env.BENCH_ONLY ?? '')
+  only: ['info', 'list', 'authz', 'upload', 'encode', 'publish'].includes(process.env.BENCH_ONLY ?? '')
     ? process.env.BENCH_ONLY
     : undefined,
   users: Number(process.env.BENCH_USERS ?? 1000),
@@ -632,6 +638,23 @@ async function main() {
       encoding = await runEncoding({ startServer, dist, say })
     }
 
+    // Publishing reads (bench/publishing.js): last, on a server of its own (SQLite, or a fresh
+    // PostgreSQL database with BENCH_DATABASE_URL), the other servers stopped.
+    let publishing = null
+    if (wanted('publish')) {
+      await Promise.all([mediactl.stop(), bare?.stop(), uploadServer?.stop()])
+      publishing = await runPublishing({
+        startChild,
+        execArgv,
+        autocannon,
+        loadTest,
+        digestRequests,
+        summarize,
+        settings,
+        say,
+      })
+    }
+
     for (const row of rows) {
       if (row.server === 'bare node:http') continue
       const base = rows.find((r) => r.scenario === row.scenario && r.server === 'bare node:http')
@@ -646,7 +669,8 @@ async function main() {
     const valid =
       [...rows, ...authzRows].every((r) => r.non2xx === 0 && r.errors === 0 && r.timeouts === 0) &&
       (uploads?.valid ?? true) &&
-      (encoding?.valid ?? true)
+      (encoding?.valid ?? true) &&
+      (publishing?.valid ?? true)
     const authzGoals = authzRows
       .filter((r) => r.ratio !== null)
       .map((r) => ({
@@ -711,6 +735,12 @@ async function main() {
         )
       }
     }
+    if (publishing) {
+      say('')
+      say(formatPublishTable(publishing))
+      say('')
+      for (const line of publishGoalLines(publishing)) say(line)
+    }
     if (loadBefore[0] > 1) {
       say(
         `note: the 1-minute load average was ${loadBefore[0].toFixed(1)} before the run: other processes ` +
@@ -746,6 +776,7 @@ async function main() {
       authzGoals,
       uploads,
       encoding,
+      publishing,
       valid,
     }
     mkdirSync(dirname(RESULTS), { recursive: true })
@@ -761,4 +792,5 @@ async function main() {
 const role = process.argv.find((a) => a.startsWith('--role='))?.slice('--role='.length)
 if (role === 'mediactl') await mediactlServer()
 else if (role === 'bare') bareServer()
+else if (role === 'publishing') publishingServer({ dist, answerIpc })
 else await main()

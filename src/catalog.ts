@@ -29,6 +29,8 @@ const LOADERS: Record<string, Loader> = {
   players: () => import('../plugins/players/index.js'),
   widgets: () => import('../plugins/widgets/index.js'),
   recorder: () => import('../plugins/recorder/index.js'),
+  player: () => import('../plugins/player/index.js'),
+  portal: () => import('../plugins/portal/index.js'),
 }
 
 export const CATALOG: PluginCatalog = {

@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core'
 import {
   type EntityManager,
   type KernelServices,
@@ -73,6 +74,10 @@ export function updateMedia(em: EntityManager, id: number, changes: MediaInput):
  */
 export async function deleteMediaIn(services: KernelServices, tx: EntityManager, ids: number[]): Promise<void> {
   if (ids.length === 0) return
+  // Stream changes lock their media row first (streams plugin); taking the same locks first, in
+  // id order, makes a concurrent stream creation wait or finish instead of deadlocking with the
+  // deletion of the rows it points at.
+  await tx.find(MediaEntity, { id: { $in: ids } }, { orderBy: { id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE })
   await services.events.emit('media.deleting', { em: tx, ids })
   await services.events.emit('authz.objects-deleted', { em: tx, kind: MEDIA_KIND, ids })
   await tx.nativeDelete(MediaEntity, { id: { $in: ids } })

@@ -1,5 +1,6 @@
 import { type HttpContext, type Router, notFound } from '../../src/kernel/index.js'
-import { CACHE, mountMediaRoutes, serveStored } from '../encoding/index.js'
+import { channelOffer } from '../channels/index.js'
+import { CACHE, mountMediaRoutes, renditionQueries, serveStored } from '../encoding/index.js'
 import { type FileView, fileQueries } from '../files/index.js'
 import { subtitleQueries } from '../subtitles/index.js'
 import { resourceFromPath } from './resource.lookup.js'
@@ -19,11 +20,27 @@ async function mediaResource(c: HttpContext): Promise<ResourceView> {
   return resource
 }
 
-async function publishedFile(c: HttpContext): Promise<FileView> {
+/** The resource a request asks (as `mediaResource` decides) and the file it publishes. */
+async function publication(c: HttpContext): Promise<{ resource: ResourceView; file: FileView }> {
   const resource = await mediaResource(c)
   const file = await fileQueries.fileById(c.services.reader, resource.fileId)
   if (!file) throw notFound(`No resource "${resource.slug}".`)
-  return file
+  return { resource, file }
+}
+
+const publishedFile = async (c: HttpContext): Promise<FileView> => (await publication(c)).file
+
+/**
+ * Whether some online channel of the resource's media offers the uploaded original (`source`:
+ * an api channel). The original is what the owner uploaded, at full size: a player's token
+ * (the web channel's links) must not open it.
+ */
+async function offersSource(c: HttpContext, resource: ResourceView, file: FileView): Promise<boolean> {
+  const [offer, renditions] = await Promise.all([
+    channelOffer(c.services, resource.mediaId),
+    renditionQueries.ofFile(c.services.reader, file.id),
+  ])
+  return offer.flavors(file, renditions).some((choice) => choice.source === 'original')
 }
 
 /** `attachment; filename=...` with the name made safe for the header (RFC 6266 `filename*`). */
@@ -64,7 +81,12 @@ export function resourceMediaRoutes(r: Router): void {
   r.get(
     '/resource/:resource/source',
     async (c) => {
-      const file = await publishedFile(c)
+      const { resource, file } = await publication(c)
+      if (!(await offersSource(c, resource, file))) {
+        throw notFound(
+          `Resource "${resource.slug}" offers no source: no online channel of its media (an api channel) offers it.`,
+        )
+      }
       const answer = await serveStored(c, file.storageKey, file.mimeType, CACHE.media)
       return { ...answer, headers: { ...answer.headers, 'Content-Disposition': attachment(file.name) } }
     },

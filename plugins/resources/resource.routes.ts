@@ -2,7 +2,7 @@ import { type HttpContext, type Router, reply } from '../../src/kernel/index.js'
 import { fileQueries, wantsToken } from '../files/index.js'
 import { objectAccessesHandler, objectAccessesPermission } from '../identity/index.js'
 import { metadataQueries } from '../metadata/index.js'
-import { streamFromPath, streamRef } from '../streams/index.js'
+import { streamFromPath, streamQueries, streamRef } from '../streams/index.js'
 import { describeResources } from './resource.details.js'
 import { readResourceFields } from './resource.fields.js'
 import { RESOURCE_KIND, resourceFromPath } from './resource.lookup.js'
@@ -33,11 +33,15 @@ export function resourceRoutes(r: Router, config: ResourcesConfig): void {
     async (c) => {
       const stream = await streamFromPath(c, 'stream.view')
       const ref = streamRef(stream)
-      const filter = {
-        scope: await c.authz.scope(c.principal, RESOURCE_KIND, ref),
-        withHidden: await c.authz.can(c.principal, 'resource.view_protected', ref),
-      }
       const reader = c.services.reader
+      const withHidden = await c.authz.can(c.principal, 'resource.view_protected', ref)
+      // Inside a hidden or draft stream no resource is public: without resource.view_protected, info
+      // answers 404 for each (resourceFromPath), so the list shows none of them either.
+      const shown = withHidden || !(await streamQueries.isHidden(reader, stream.id))
+      const filter = {
+        scope: shown ? await c.authz.scope(c.principal, RESOURCE_KIND, ref) : new Set<number>(),
+        withHidden,
+      }
       const items = await c.list(await resourceQueries.count(reader, stream.id, filter), (page) =>
         resourceQueries.page(reader, stream.id, filter, page.offset, page.limit),
       )
@@ -57,7 +61,8 @@ export function resourceRoutes(r: Router, config: ResourcesConfig): void {
       const fields = c.fields(form, 'create')
       const input = readResourceFields(fields, form)
       const file = input.file ? await publishableFile(c, fields, input.file, stream.platformId) : undefined
-      const definitions = await metadataQueries.ofPlatform(c.services.reader, stream.platformId)
+      // The file's platform names the values, as for the file's own (they differ only for installation administrators).
+      const definitions = file ? await metadataQueries.ofPlatform(c.services.reader, file.platformId) : []
       const metadata = file ? resourceMetadata(fields, definitions, input.metadata, file.type) : {}
       fields.done()
       const id = await createResource(
@@ -111,7 +116,14 @@ export function resourceRoutes(r: Router, config: ResourcesConfig): void {
     { permission: 'resource.delete on the resource (seen as for info)' },
   )
 
-  r.get('/resource/:resource/accesses', objectAccessesHandler(RESOURCE_KIND, 'resource'), {
-    permission: objectAccessesPermission(RESOURCE_KIND),
-  })
+  const accesses = objectAccessesHandler(RESOURCE_KIND, 'resource')
+  r.get(
+    '/resource/:resource/accesses',
+    async (c) => {
+      // Seen as for info first: a hidden resource is 404 here too, not a 403 telling it exists.
+      await resourceFromPath(c, 'resource.view')
+      return accesses(c)
+    },
+    { permission: objectAccessesPermission(RESOURCE_KIND) },
+  )
 }

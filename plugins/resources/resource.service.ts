@@ -131,7 +131,8 @@ export function updateResource(
     if (changes.title !== undefined) resource.title = changes.title
     if (changes.subtitle !== undefined) resource.subtitle = changes.subtitle ?? ''
     if (changes.description !== undefined) resource.description = changes.description ?? ''
-    if (changes.publishedAt !== undefined) resource.publishedAt = changes.publishedAt
+    // Sent empty: back to the default, now. A resource always shows a publication date (clients parse it).
+    if (changes.publishedAt !== undefined) resource.publishedAt = changes.publishedAt ?? new Date()
     if (changes.visibility !== undefined) resource.visibility = changes.visibility
     if (fileId !== undefined) resource.file = tx.getReference('StoredFile', fileId) as never
     resource.metadata = applyMetadata(resource.metadata, metadata)

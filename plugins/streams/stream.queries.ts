@@ -36,6 +36,12 @@ const toView = (row: Record<string, unknown>): StreamView => ({
 export interface StreamFilter {
   scope: 'all' | ReadonlySet<number>
   withHidden: boolean
+  /**
+   * Without `withHidden`: streams on which `stream.view_protected` was granted directly.
+   * Hidden and draft streams at or below them are shown, as `streamFromPath` lets their
+   * info be read (the flag applies to the stream and everything below it).
+   */
+  protectedScope?: ReadonlySet<number>
 }
 
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(',')
@@ -49,7 +55,14 @@ function filtered(mediaId: number, filter: StreamFilter): { sql: string; params:
     ctes.push(`hidden_streams(id) as (select id from streams where media_id = ? and visibility <> 'visible'
       union select c.id from streams c join hidden_streams h on c.parent_id = h.id)`)
     cteParams.push(mediaId)
-    where.push('s.id not in (select id from hidden_streams)')
+    const exempt = [...(filter.protectedScope ?? [])]
+    if (exempt.length === 0) where.push('s.id not in (select id from hidden_streams)')
+    else {
+      ctes.push(`protected_streams(id) as (select id from streams where id in (${marks(exempt.length)})
+        union select c.id from streams c join protected_streams g on c.parent_id = g.id)`)
+      cteParams.push(...exempt)
+      where.push('(s.id not in (select id from hidden_streams) or s.id in (select id from protected_streams))')
+    }
   }
   if (filter.scope !== 'all') {
     const ids = [...filter.scope]
@@ -77,10 +90,11 @@ export const streamQueries = {
   },
   /** Whether the stream or any stream above it is hidden or draft (its content is not public). */
   async isHidden(reader: Reader, id: number): Promise<boolean> {
+    // `union`, not `union all`: should a cycle ever be stored, the walk still ends.
     const row = await reader.one(
       `with recursive chain(id, parent_id, visibility) as (
          select id, parent_id, visibility from streams where id = ?
-         union all select s.id, s.parent_id, s.visibility from streams s join chain c on s.id = c.parent_id)
+         union select s.id, s.parent_id, s.visibility from streams s join chain c on s.id = c.parent_id)
        select count(*) as n from chain where visibility <> 'visible'`,
       [id],
     )

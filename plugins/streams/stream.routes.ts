@@ -1,9 +1,9 @@
-import { type HttpContext, type Router, invalid, reply } from '../../src/kernel/index.js'
+import { type HttpContext, type Router, forbidden, invalid, reply } from '../../src/kernel/index.js'
 import { objectAccessesHandler, objectAccessesPermission } from '../identity/index.js'
 import { type MediaView, mediaFromPath, mediaRef } from '../media/index.js'
 import { readStreamFields } from './stream.fields.js'
 import { STREAM_KIND, requireOnStream, seesStream, streamFromPath } from './stream.lookup.js'
-import { type StreamView, streamQueries } from './stream.queries.js'
+import { type StreamFilter, type StreamView, streamQueries } from './stream.queries.js'
 import { createStream, deleteStream, updateStream } from './stream.service.js'
 import { streamInfoXml, streamListXml } from './stream.xml.js'
 
@@ -38,9 +38,18 @@ export function streamRoutes(r: Router): void {
     async (c) => {
       const media = await mediaFromPath(c, 'media.view')
       const ref = mediaRef(media)
-      const filter = {
+      const withHidden = await c.authz.can(c.principal, 'stream.view_protected', ref)
+      const filter: StreamFilter = {
         scope: await c.authz.scope(c.principal, STREAM_KIND, ref),
-        withHidden: await c.authz.can(c.principal, 'stream.view_protected', ref),
+        withHidden,
+        // view_protected granted on a stream shows the hidden streams at and below it, as their info does.
+        protectedScope: withHidden
+          ? undefined
+          : new Set(
+              await c.services.ports
+                .get('accessGrants')
+                .objectsWith(c.principal, STREAM_KIND, `${STREAM_KIND}.view_protected`),
+            ),
       }
       const reader = c.services.reader
       const items = await c.list(await streamQueries.count(reader, media.id, filter), (page) =>
@@ -58,11 +67,16 @@ export function streamRoutes(r: Router): void {
     '/media/:media/streams',
     async (c) => {
       const media = await mediaFromPath(c, 'media.view')
-      const input = readStreamFields(c.fields(await c.form(), 'create'))
+      const form = await c.form()
+      // Creating below a stream needs the right on that stream; at the top, on the media. The
+      // right at the top is checked before the data, so a caller without it gets 403 whatever
+      // they send (below a stream, the parent must be read from the data first).
+      const sent = form.parent_stream
+      const atTop = typeof sent !== 'string' || sent.trim() === ''
+      if (atTop) await c.authz.requireWithin(c.principal, 'stream.create', mediaRef(media), { name: media.slug })
+      const input = readStreamFields(c.fields(form, 'create'))
       const parent = input.parentStream ? await parentFor(c, media, input.parentStream) : null
-      // Creating below a stream needs the right on that stream; at the top, on the media.
       if (parent) await requireOnStream(c, parent, 'stream.create', true)
-      else await c.authz.requireWithin(c.principal, 'stream.create', mediaRef(media), { name: media.slug })
       const id = await createStream(c.em, media.id, input as Parameters<typeof createStream>[2], parent?.id ?? null)
       return info(c, id, 201)
     },
@@ -79,29 +93,44 @@ export function streamRoutes(r: Router): void {
     async (c) => {
       const stream = await streamFromPath(c, 'stream.edit')
       const changes = readStreamFields(c.fields(await c.form(), 'update'))
-      let parentId: number | null | undefined
-      if (changes.parentStream === null) parentId = null
-      else if (changes.parentStream !== undefined) {
-        const media = { id: stream.mediaId } as MediaView
-        parentId = (await parentFor(c, media, changes.parentStream, stream)).id
+      const media = { id: stream.mediaId } as MediaView
+      const parent = changes.parentStream ? await parentFor(c, media, changes.parentStream, stream) : null
+      const parentId = changes.parentStream === undefined ? undefined : (parent?.id ?? null)
+      // Moving a stream puts it where the caller creates it: stream.create on the new parent, or
+      // on the media for the top (as POST asks), or an edit right would place streams anywhere.
+      if (parentId !== undefined && parentId !== stream.parentId) {
+        if (parent) await requireOnStream(c, parent, 'stream.create', true)
+        else if (!(await c.authz.can(c.principal, 'stream.create', mediaRef(media)))) {
+          throw forbidden('This needs the "stream.create" permission.')
+        }
       }
-      await updateStream(c.em, stream.id, changes, parentId)
+      await updateStream(c.em, stream, changes, parentId)
       return info(c, stream.id, 201)
     },
-    { permission: 'stream.edit on the stream (seen as for info); a new parent_stream must be one the caller sees' },
+    {
+      permission:
+        'stream.edit on the stream (seen as for info); moving it: stream.create on the new parent_stream, which the caller must see (on the media for the top)',
+    },
   )
 
   r.delete(
     '/stream/:stream',
     async (c) => {
       const stream = await streamFromPath(c, 'stream.delete')
-      await deleteStream(c.services, c.em, stream.id)
+      await deleteStream(c.services, c.em, stream)
       return reply.noContent()
     },
     { permission: 'stream.delete on the stream (seen as for info); deletes its sub-streams and resources' },
   )
 
-  r.get('/stream/:stream/accesses', objectAccessesHandler(STREAM_KIND, 'stream'), {
-    permission: objectAccessesPermission(STREAM_KIND),
-  })
+  const accesses = objectAccessesHandler(STREAM_KIND, 'stream')
+  r.get(
+    '/stream/:stream/accesses',
+    async (c) => {
+      // Seen as for info first: a hidden or draft stream stays a 404 without stream.view_protected.
+      await streamFromPath(c, 'stream.view')
+      return accesses(c)
+    },
+    { permission: `${objectAccessesPermission(STREAM_KIND)}; seen as for info (hidden and draft streams)` },
+  )
 }

@@ -14,6 +14,18 @@ import type { StreamInput } from './stream.fields.js'
 import { STREAM_KIND } from './stream.lookup.js'
 
 /**
+ * Locks the row of a media for the rest of the transaction. Every change to the stream tree
+ * of a media (create, move, delete) takes this lock first, so the checks made inside the
+ * transaction (max_streams, the parent still there, no cycle) hold until it commits.
+ * (SQLite has no row locks; its single writing connection runs transactions one at a time.)
+ */
+async function lockMedia(tx: EntityManager, mediaId: number) {
+  const media = await tx.findOne(MediaEntity, { id: mediaId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+  if (!media) throw notFound('No such media.')
+  return media
+}
+
+/**
  * Creates a stream in a media (under `parentId` when given). The media row is locked first,
  * so concurrent creations cannot take the media past its `max_streams` (412, nothing stored).
  */
@@ -25,8 +37,11 @@ export function createStream(
 ): Promise<number> {
   return retryOnConflict(() =>
     transaction(em, async (tx) => {
-      const media = await tx.findOne(MediaEntity, { id: mediaId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
-      if (!media) throw notFound('No such media.')
+      const media = await lockMedia(tx, mediaId)
+      // The parent was checked before the transaction: a concurrent deletion may have removed it since.
+      if (parentId !== null && (await tx.count(StreamEntity, { id: parentId, media: mediaId })) === 0) {
+        throw invalid({ parent_stream: 'was deleted meanwhile' })
+      }
       if (media.maxStreams > 0 && (await tx.count(StreamEntity, { media: mediaId })) >= media.maxStreams) {
         throw invalid(
           { max_streams: `the media holds its maximum of ${media.maxStreams} streams` },
@@ -49,9 +64,30 @@ export function createStream(
   )
 }
 
-/** Applies a partial update; `parentId` undefined keeps the parent, null moves the stream to the top. */
-export function updateStream(em: EntityManager, id: number, changes: StreamInput, parentId?: number | null) {
+/**
+ * Applies a partial update; `parentId` undefined keeps the parent, null moves the stream to the
+ * top. Moving below a stream is checked again under the media's lock: two concurrent moves
+ * (A below B, B below A) each pass the route's check on committed data, and would together
+ * make a cycle, detaching both streams from the media.
+ */
+export function updateStream(
+  em: EntityManager,
+  target: { id: number; mediaId: number },
+  changes: StreamInput,
+  parentId?: number | null,
+) {
+  const { id, mediaId } = target
   return transaction(em, async (tx) => {
+    if (typeof parentId === 'number') {
+      await lockMedia(tx, mediaId)
+      if ((await tx.count(StreamEntity, { id: parentId, media: mediaId })) === 0) {
+        throw invalid({ parent_stream: 'was deleted meanwhile' })
+      }
+      if ((await subtreeIn(tx, [id])).includes(parentId)) {
+        throw invalid({ parent_stream: 'is below this stream: moving it there would make a cycle' })
+      }
+    }
+    // Read after the lock, so a move committed meanwhile is seen.
     const stream = await tx.findOneOrFail(StreamEntity, { id })
     if (changes.title !== undefined) stream.title = changes.title
     if (changes.subtitle !== undefined) stream.subtitle = changes.subtitle ?? ''
@@ -87,7 +123,17 @@ async function subtreeIn(tx: EntityManager, ids: number[]): Promise<number[]> {
   return [...found]
 }
 
-/** Deletes a stream and everything below it, in one transaction. */
-export function deleteStream(services: KernelServices, em: EntityManager, id: number): Promise<void> {
-  return transaction(em, (tx) => deleteStreamsIn(services, tx, [id]))
+/**
+ * Deletes a stream and everything below it, in one transaction, under the media's lock: a
+ * sub-stream created or moved in meanwhile is deleted with the others (and its accesses).
+ */
+export function deleteStream(
+  services: KernelServices,
+  em: EntityManager,
+  target: { id: number; mediaId: number },
+): Promise<void> {
+  return transaction(em, async (tx) => {
+    await lockMedia(tx, target.mediaId)
+    await deleteStreamsIn(services, tx, [target.id])
+  })
 }

@@ -64,6 +64,7 @@ export class Kernel {
   private readonly seeders: { plugin: string; run: Seeder }[] = []
   private readonly stoppers: (() => Promise<void> | void)[] = []
   private readonly starters: { plugin: string; start: () => Promise<void> | void }[] = []
+  private readonly hostResolvers: ((host: string) => Promise<string | null>)[] = []
   private server: Server | undefined
   private closing = false
   private nonceCounter: MemoryNonceCounter | undefined
@@ -166,6 +167,7 @@ export class Kernel {
       seed: (run) => this.seeders.push({ plugin: name, run }),
       onStop: (stop) => this.stoppers.push(stop),
       onServe: (start) => this.starters.push({ plugin: name, start }),
+      hosts: (resolve) => this.hostResolvers.push(resolve),
       em: () => this.em(),
     }
   }
@@ -247,6 +249,13 @@ export class Kernel {
       authenticate,
       challenge,
       isClosing: () => this.closing,
+      hostPrefix: async (host) => {
+        for (const resolve of this.hostResolvers) {
+          const prefix = await resolve(host)
+          if (prefix) return prefix
+        }
+        return null
+      },
     })
   }
 

@@ -63,6 +63,13 @@ export interface PluginContext<C = unknown> {
    * `onStop`.
    */
   onServe(start: () => Promise<void> | void): void
+  /**
+   * Serves requests to other host names than the public base URL's under a path prefix:
+   * `resolve` gets the request's host name (lowercase, no port) and answers the prefix
+   * (`/portal/<media>` for a media's own domain) or null. `/` then maps to the prefix itself,
+   * `/x` to `<prefix>/x`; handlers see the prefix as `c.hostPrefix`.
+   */
+  hosts(resolve: (host: string) => Promise<string | null>): void
   /** A fresh EntityManager for work outside a request (jobs, CLI operations). */
   em(): EntityManager
 }

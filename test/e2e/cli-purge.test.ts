@@ -44,6 +44,7 @@ describe('mediactl purge', () => {
         'pending uploads': 0,
         'expired resumable uploads': 0,
         'stored objects of deleted files': 1,
+        'expired recorder codes': 0,
       },
     })
     expect(await withKernel((kernel) => kernel.services.ports.get('storage').stat(KEY))).toBeNull()
@@ -53,7 +54,7 @@ describe('mediactl purge', () => {
     const result = await cli(['purge'], opts())
     expect(result.code).toBe(0)
     expect(result.stdout).toBe(
-      'Removed:\n  pending uploads: 0\n  expired resumable uploads: 0\n  stored objects of deleted files: 0\n',
+      'Removed:\n  pending uploads: 0\n  expired resumable uploads: 0\n  stored objects of deleted files: 0\n  expired recorder codes: 0\n',
     )
   })
 })

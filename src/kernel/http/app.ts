@@ -8,7 +8,8 @@ import type { KernelServices } from '../services.js'
 import { HttpContext } from './context.js'
 import { HttpError, notFound } from './errors.js'
 import { XML_CONTENT_TYPE, accepts, acceptsXml } from './negotiate.js'
-import type { Reply } from './reply.js'
+import { errorPage } from './page.js'
+import { type Reply, reply } from './reply.js'
 import type { RouteTable } from './router.js'
 import { type XmlNode, renderXml, xml } from './xml.js'
 
@@ -88,6 +89,20 @@ export interface HttpAppOptions {
   isClosing?(): boolean
   /** A fresh Digest challenge, for the 401 of a refused token (see RouteOptions.tokenPurpose). */
   challenge?(): string
+  /**
+   * The path prefix under which requests to another host name than the public base URL's are
+   * served (a media's own domain → `/portal/<media>`), or null to serve them as usual.
+   */
+  hostPrefix?(host: string): Promise<string | null>
+}
+
+/** What page routes produce (RouteOptions.produces): their errors are pages too. */
+const HTML_PRODUCES = 'text/html'
+
+/** The host name of a request (lowercase, port removed), or '' without a Host header. */
+function hostOf(req: IncomingMessage): string {
+  const host = (req.headers.host ?? '').toLowerCase()
+  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '')
 }
 
 /** The `token` query parameter (the last one sent), or undefined. */
@@ -129,13 +144,28 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
   const { services, routes } = options
   const log = services.log
   const prefix = services.links.pathPrefix
+  const baseHost = new URL(`${services.links.base}/`).hostname.toLowerCase()
+
+  /** The prefix a host mapping puts before the path, for hosts other than the base URL's. */
+  async function hostPrefixOf(req: IncomingMessage): Promise<string> {
+    if (!options.hostPrefix) return ''
+    const host = hostOf(req)
+    if (!host || host === baseHost) return ''
+    return (await options.hostPrefix(host)) ?? ''
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse, state: { user?: string }): Promise<void> {
+    let produces: string | undefined
     try {
       const { path: fullPath, search } = splitTarget(req.url ?? '/')
-      const path = prefix && fullPath.startsWith(prefix) ? fullPath.slice(prefix.length) || '/' : fullPath
+      const mounted = await hostPrefixOf(req)
+      const path = mounted
+        ? `${mounted}${fullPath === '/' ? '' : fullPath}`
+        : prefix && fullPath.startsWith(prefix)
+          ? fullPath.slice(prefix.length) || '/'
+          : fullPath
       const match = routes.match(req.method ?? 'GET', path)
-      const produces = match?.route.options.produces
+      produces = match?.route.options.produces
       if (!acceptsXml(req.headers.accept) && !(produces && accepts(req.headers.accept, produces))) {
         throw new HttpError(406, 'Only XML is available: send Accept: application/xml (or leave Accept out).')
       }
@@ -150,7 +180,7 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
         state.user = user.username
       }
       if (!match) throw notFound()
-      const context = new HttpContext(req, res, services, decodeParams(match.params), search, user, token)
+      const context = new HttpContext(req, res, services, decodeParams(match.params), search, user, token, mounted)
       const result = await match.route.handler(context)
       send(res, result, context.responseHeaders, options.isClosing?.() ?? false)
     } catch (error) {
@@ -162,9 +192,13 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
         return
       }
       for (const name of res.getHeaderNames()) if (name !== 'x-api-version') res.removeHeader(name)
+      // Pages (player, recorder, portal) answer their errors as pages: a browser shows them.
+      const page = produces === HTML_PRODUCES && accepts(req.headers.accept, HTML_PRODUCES)
       send(
         res,
-        { status: answer.status, xml: errorDocument(answer), headers: answer.headers },
+        page
+          ? reply.page(answer.status, errorPage(answer.status, answer.message), { headers: answer.headers })
+          : { status: answer.status, xml: errorDocument(answer), headers: answer.headers },
         {},
         options.isClosing?.() ?? false,
       )

@@ -32,6 +32,12 @@ export class HttpContext {
     readonly user: Principal | undefined,
     /** The payload of the checked `token` query parameter, on routes with `tokenPurpose` (see RouteOptions). */
     readonly token?: Readonly<Record<string, unknown>>,
+    /**
+     * The path prefix a host mapping put before the request's path (`/portal/<media>` for a
+     * request to a media's own domain, see `PluginContext.hosts`); '' otherwise. Pages build
+     * their own links with it, so they work on both addresses.
+     */
+    readonly hostPrefix = '',
   ) {}
 
   /** The request-scoped EntityManager (one fork per request, made on first use). */

@@ -1,3 +1,4 @@
+import { type PageOptions, SafeHtml, pageHeaders } from './page.js'
 import type { Readable } from 'node:stream'
 import type { XmlNode } from './xml.js'
 
@@ -31,6 +32,12 @@ export const reply = {
   /** A JSON answer (the pieces of a chunked upload, the upload endpoints behind upload links). */
   json(status: number, value: unknown, headers?: Record<string, string>): Reply {
     return { status, body: JSON.stringify(value), type: 'application/json; charset=utf-8', headers }
+  },
+  /** An HTML page, with the page headers (see `pageHeaders`: CSP, framing, no sniffing, no-store by default). */
+  page(status: number, body: string | SafeHtml, options: PageOptions = {}): Reply {
+    const markup = typeof body === 'string' ? body : body.markup
+    const { 'Content-Type': type, ...headers } = pageHeaders(options)
+    return { status, body: markup, type, headers }
   },
   /** A raw answer with its content type. */
   raw(status: number, body: string | Buffer | Readable, type: string, headers?: Record<string, string>): Reply {

@@ -11,10 +11,21 @@ import {
   createUser,
 } from '../../../plugins/identity/index.js'
 import { Readable } from 'node:stream'
+import { ChannelEntity } from '../../../plugins/channels/index.js'
 import { RenditionEntity } from '../../../plugins/encoding/index.js'
 import { DirectoryEntity, StoredFileEntity } from '../../../plugins/files/index.js'
+import { MediaEntity } from '../../../plugins/media/index.js'
+import { createMedia } from '../../../plugins/media/media.service.js'
 import { MetadataDefinitionEntity } from '../../../plugins/metadata/index.js'
+import { PlayerBehaviorEntity, PlayerThemeEntity } from '../../../plugins/players/index.js'
+import { BEHAVIORS } from '../../../plugins/players/player-behavior.family.js'
+import { THEMES } from '../../../plugins/players/player-theme.family.js'
+import { createPlayer } from '../../../plugins/players/player.service.js'
+import { issueRecorderCode } from '../../../plugins/recorder/index.js'
+import { ResourceEntity, resourceToken } from '../../../plugins/resources/index.js'
+import { StreamEntity, type Visibility } from '../../../plugins/streams/index.js'
 import { SubtitleEntity } from '../../../plugins/subtitles/index.js'
+import { WidgetEntity } from '../../../plugins/widgets/index.js'
 import { type Platform, PlatformEntity, createPlatform } from '../../../plugins/platforms/index.js'
 import type { TestApp } from '../../helpers/app.js'
 import type { DigestClient } from '../../helpers/digest-client.js'
@@ -36,6 +47,17 @@ export interface Grant {
   profile: string[]
   role?: string[]
   via?: 'user' | 'group'
+  /** The role's access is on P's media (stream, resource) instead of the platform. */
+  on?: Publishing
+}
+
+/** The kinds of the access tree below platforms, as `TenantObjects` names their objects. */
+export type Publishing = 'media' | 'stream' | 'resource'
+
+/** An object of the access tree, by kind and id. */
+export interface ObjectRef {
+  kind: string
+  id: number
 }
 
 /** A password every user made here has (so `/user/<username>/authenticate` can be checked). */
@@ -64,9 +86,38 @@ export interface TenantObjects {
   metadata: string
   /** A directory of `user`. */
   directory: string
-  /** A file of `user`, in `directory`. */
+  /**
+   * A file of `user`, in `directory`, with media as the pipeline records them (see
+   * `mediaFile`) and a WebVTT subtitle (`SUBTITLE`).
+   */
   file: string
+  /** A media (with its default channels and an online api channel), with an access of `user`. */
+  media: string
+  /** A channel of `media` (one of those seeded on creation). */
+  channel: string
+  /** A visible stream of `media`, with an access of `user`. */
+  stream: string
+  /** A hidden stream of `media`, with an access of `user`. */
+  hiddenStream: string
+  /** A visible resource of `stream`, published from `file`, with an access of `user`. */
+  resource: string
+  /** A hidden resource of `stream`, published from `file`. */
+  hiddenResource: string
+  /** A visible resource of `hiddenStream` (not public either), published from `file`. */
+  resourceInHiddenStream: string
+  /** A widget of `resource`. */
+  widget: string
+  /** A player theme of the platform (one of those seeded on creation). */
+  theme: string
+  /** A player behavior of the platform (one of those seeded on creation). */
+  behavior: string
 }
+
+/** The player settings of a platform, by kind (the path segment of their routes). */
+export type PlayerKind = 'player_theme' | 'player_behavior'
+
+/** The public id of the subtitle of every file made by `addSubtitle`. */
+export const SUBTITLE = `${'0'.repeat(40)}.fr.vtt`
 
 let counter = 0
 /** A name unique in the test process. */
@@ -85,6 +136,13 @@ const EXISTS_ENTITIES = {
   directory: DirectoryEntity,
   file: StoredFileEntity,
   subtitle: SubtitleEntity,
+  media: MediaEntity,
+  stream: StreamEntity,
+  resource: ResourceEntity,
+  channel: ChannelEntity,
+  widget: WidgetEntity,
+  player_theme: PlayerThemeEntity,
+  player_behavior: PlayerBehaviorEntity,
 } as const
 
 export class World {
@@ -118,8 +176,35 @@ export class World {
     const groupAccess = await this.access(platform, { group }, role)
     const metadata = await this.metadata(platform)
     const directory = await this.directory(user)
-    const file = await this.file(user, directory)
-    return { ...partial, profile, role, user, group, userAccess, groupAccess, metadata, directory, file }
+    const file = await this.mediaFile(user, directory)
+    await this.addSubtitle(file)
+    const media = await this.media(platform)
+    await this.channel(media)
+    const stream = await this.stream(media)
+    const hiddenStream = await this.stream(media, 'hidden')
+    const resource = await this.resource(stream, file)
+    const hiddenResource = await this.resource(stream, file, 'hidden')
+    const resourceInHiddenStream = await this.resource(hiddenStream, file)
+    for (const [kind, slug] of [
+      ['media', media],
+      ['stream', stream],
+      ['stream', hiddenStream],
+      ['resource', resource],
+    ] as const) {
+      await this.access(platform, { user }, role, await this.refOf(kind, slug))
+    }
+    const widget = await this.widget(resource)
+    const em = this.em()
+    const first = { orderBy: { id: 1 } } as const
+    const channel = (await em.findOneOrFail(ChannelEntity, { media: { slug: media } }, first)).slug
+    const theme = (await em.findOneOrFail(PlayerThemeEntity, { platform: platform.id }, first)).slug
+    const behavior = (await em.findOneOrFail(PlayerBehaviorEntity, { platform: platform.id }, first)).slug
+    return {
+      ...partial,
+      ...{ profile, role, user, group, userAccess, groupAccess, metadata, directory, file },
+      ...{ media, channel, stream, hiddenStream, resource, hiddenResource, resourceInHiddenStream },
+      ...{ widget, theme, behavior },
+    }
   }
 
   /** The name prefix of a platform's objects. */
@@ -234,17 +319,17 @@ export class World {
     return slug
   }
 
-  /**
-   * A file of a user with media, as the pipeline records them (rows, bytes in storage): two
-   * snapshots (`0` selected: the thumbnail), the video flavor `small`, the audio flavor `aac`
-   * (`aac.m4a`), and an HLS folder (`master.m3u8`, `v/index.m3u8`, `v/seg-0.ts`); its slug.
-   */
   /** A file of a user with one WebVTT subtitle (row and bytes); returns the file's slug and the subtitle's id. */
   async subtitledFile(username: string): Promise<{ file: string; subtitle: string }> {
-    const slug = await this.file(username)
+    const file = await this.file(username)
+    return { file, subtitle: await this.addSubtitle(file) }
+  }
+
+  /** Adds the WebVTT subtitle `SUBTITLE` (row and bytes) to a file; returns its id. */
+  async addSubtitle(slug: string): Promise<string> {
     const em = this.em()
     const file = await em.findOneOrFail(StoredFileEntity, { slug })
-    const subtitle = `${'0'.repeat(40)}.fr.vtt`
+    const subtitle = SUBTITLE
     const key = `${file.storagePrefix}subtitles/${subtitle}`
     await this.app.kernel.services.ports
       .get('storage')
@@ -259,11 +344,16 @@ export class World {
       createdAt: new Date(),
     })
     await em.flush()
-    return { file: slug, subtitle }
+    return subtitle
   }
 
-  async mediaFile(username: string): Promise<string> {
-    const slug = await this.file(username)
+  /**
+   * A file of a user with media, as the pipeline records them (rows, bytes in storage): two
+   * snapshots (`0` selected: the thumbnail), the video flavor `small`, the audio flavor `aac`
+   * (`aac.m4a`), and an HLS folder (`master.m3u8`, `v/index.m3u8`, `v/seg-0.ts`); its slug.
+   */
+  async mediaFile(username: string, directory?: string): Promise<string> {
+    const slug = await this.file(username, directory)
     const em = this.em()
     const file = await em.findOneOrFail(StoredFileEntity, { slug })
     const storage = this.app.kernel.services.ports.get('storage')
@@ -319,6 +409,129 @@ export class World {
     return (await em.findOne(RenditionEntity, { file, kind: 'snapshot', selected: true }))?.name ?? null
   }
 
+  /** A media of a platform, made as the API makes it (its default channels seeded); returns its slug. */
+  async media(platform: Platform): Promise<string> {
+    const name = unique(`${this.prefixOf(platform)}-media`)
+    const media = await createMedia(this.app.kernel.services, this.em(), platform.id, {
+      name,
+      domain: `${name}.example.org`,
+      contactEmail: `${name}@example.org`,
+    })
+    return media.slug
+  }
+
+  /**
+   * An online channel of a media (by default of type api, which offers the original of its
+   * resources: `/resource/<slug>/source`); returns its slug.
+   */
+  async channel(media: string, type = 'api'): Promise<string> {
+    const em = this.em()
+    const slug = unique(`${media}-${type}`)
+    em.create(ChannelEntity, {
+      slug,
+      name: slug,
+      type,
+      isOnline: true,
+      theme: null,
+      skin: null,
+      media: await em.findOneOrFail(MediaEntity, { slug: media }),
+      createdAt: new Date(),
+    })
+    await em.flush()
+    return slug
+  }
+
+  /** A widget of a resource (640x360, the player's defaults); returns its slug. */
+  async widget(resource: string): Promise<string> {
+    const em = this.em()
+    const of = await em.findOneOrFail(ResourceEntity, { slug: resource })
+    const slug = unique(`${resource}-widget`)
+    em.create(WidgetEntity, {
+      slug,
+      name: slug,
+      width: 640,
+      height: 360,
+      resource: of,
+      playerTheme: null,
+      playerBehavior: null,
+      createdAt: new Date(),
+    })
+    await em.flush()
+    return slug
+  }
+
+  /** A player theme or behavior of a platform, with the family's default settings; returns its slug. */
+  async player(kind: PlayerKind, platform: Platform): Promise<string> {
+    const family = kind === 'player_theme' ? THEMES : BEHAVIORS
+    const name = unique(`${this.prefixOf(platform)}-${kind.replace('_', '-')}`)
+    const id = await createPlayer(this.em(), family as typeof THEMES, platform.id, { name, settings: {} })
+    const entity = kind === 'player_theme' ? PlayerThemeEntity : PlayerBehaviorEntity
+    return (await this.em().findOneOrFail(entity as typeof PlayerThemeEntity, { id })).slug
+  }
+
+  /** A fresh recorder code of the installation administrator (usable once). */
+  async recorderCode(): Promise<string> {
+    const em = this.em()
+    const admin = await em.findOneOrFail(UserEntity, { username: this.app.admin.username })
+    return (await issueRecorderCode(em, admin.id, 600)).code
+  }
+
+  /** A stream at the top of a media; returns its slug. */
+  async stream(media: string, visibility: Visibility = 'visible'): Promise<string> {
+    const em = this.em()
+    const owner = await em.findOneOrFail(MediaEntity, { slug: media }, { populate: ['platform'] })
+    const slug = unique(`${this.prefixOf(owner.platform)}-stream`)
+    em.create(StreamEntity, {
+      slug,
+      title: slug,
+      subtitle: '',
+      description: '',
+      visibility,
+      media: owner,
+      parent: null,
+      createdAt: new Date(),
+    })
+    await em.flush()
+    return slug
+  }
+
+  /** A resource of a stream, published from a file; returns its slug. */
+  async resource(stream: string, file: string, visibility: Visibility = 'visible'): Promise<string> {
+    const em = this.em()
+    const into = await em.findOneOrFail(StreamEntity, { slug: stream }, { populate: ['media.platform'] })
+    const slug = unique(`${this.prefixOf(into.media.platform)}-resource`)
+    const now = new Date()
+    em.create(ResourceEntity, {
+      slug,
+      title: slug,
+      subtitle: '',
+      description: '',
+      publishedAt: now,
+      visibility,
+      views: 0,
+      metadata: {},
+      file: await em.findOneOrFail(StoredFileEntity, { slug: file }),
+      stream: into,
+      createdAt: now,
+      updatedAt: now,
+    })
+    await em.flush()
+    return slug
+  }
+
+  /** The reference of a media, stream or resource in the access tree. */
+  async refOf(kind: Publishing, slug: string): Promise<ObjectRef> {
+    const entity = { media: MediaEntity, stream: StreamEntity, resource: ResourceEntity }[kind]
+    const { id } = await this.em().findOneOrFail(entity as typeof MediaEntity, { slug })
+    return { kind, id }
+  }
+
+  /** A media token of a resource (`?token=`), as its answers asked `with-token` give them. */
+  async resourceToken(slug: string): Promise<string> {
+    const { id } = await this.refOf('resource', slug)
+    return resourceToken(this.app.kernel.services.secret, { id, slug }, 3600)
+  }
+
   /** Makes a user a member of a group. */
   async member(group: string, username: string): Promise<void> {
     const em = this.em()
@@ -331,15 +544,15 @@ export class World {
   }
 
   /**
-   * An access of a user or a group granting `role` on a platform (`object`, default the
-   * access's own `platform`); returns its public id. Made with the ORM, so it may also be a
-   * row the API never writes (pointing across platforms).
+   * An access of a user or a group granting `role` on a platform or an object below one
+   * (`object`, default the access's own `platform`); returns its public id. Made with the
+   * ORM, so it may also be a row the API never writes (pointing across platforms).
    */
   async access(
     platform: Platform,
     subject: { user: string } | { group: string },
     role: string,
-    object: Platform = platform,
+    object: Platform | ObjectRef = platform,
   ): Promise<string> {
     const em = this.em()
     const publicId = `acc${String((counter += 1)).padStart(9, '0')}`
@@ -347,7 +560,7 @@ export class World {
       publicId,
       user: 'user' in subject ? await em.findOneOrFail(UserEntity, { username: subject.user }) : null,
       group: 'group' in subject ? await em.findOneOrFail(GroupEntity, { slug: subject.group }) : null,
-      objectKind: 'platform',
+      objectKind: 'kind' in object ? object.kind : 'platform',
       objectId: object.id,
       role: await em.findOneOrFail(RoleEntity, { slug: role }),
       platform: platform.id,
@@ -389,7 +602,12 @@ export class World {
 
   /** A client of a user of P holding `grant` (one user per distinct grant, made on first use). */
   clientWith(grant: Grant): Promise<DigestClient> {
-    const key = JSON.stringify([[...grant.profile].sort(), [...(grant.role ?? [])].sort(), grant.via ?? null])
+    const key = JSON.stringify([
+      [...grant.profile].sort(),
+      [...(grant.role ?? [])].sort(),
+      grant.via ?? null,
+      grant.on ?? null,
+    ])
     let client = this.clients.get(key)
     if (!client) {
       client = this.makeClient(grant)
@@ -403,11 +621,12 @@ export class World {
     const { username, client } = await this.userAndClient(platform, await this.profile(platform, grant.profile))
     if (grant.role) {
       const role = await this.role(platform, grant.role)
+      const object = grant.on ? await this.refOf(grant.on, this.p[grant.on]) : platform
       if (grant.via === 'user') {
-        await this.access(platform, { user: username }, role)
+        await this.access(platform, { user: username }, role, object)
       } else {
         const group = await this.group(platform, [username])
-        await this.access(platform, { group }, role)
+        await this.access(platform, { group }, role, object)
       }
     }
     return client
@@ -433,6 +652,11 @@ export class World {
       ...(await em.find(MetadataDefinitionEntity, on)).map((m) => m.slug),
       ...(await em.find(StoredFileEntity, on)).map((f) => f.slug),
       ...(await em.find(DirectoryEntity, { user: { platform: platform.id } })).map((d) => d.slug),
+      // Not the channels (nor the seeded themes and behaviors): their slugs are generic words.
+      ...(await em.find(MediaEntity, on)).map((m) => m.slug),
+      ...(await em.find(StreamEntity, { media: on })).map((s) => s.slug),
+      ...(await em.find(ResourceEntity, { stream: { media: on } })).map((r) => r.slug),
+      ...(await em.find(WidgetEntity, { resource: { stream: { media: on } } })).map((w) => w.slug),
     ]
   }
 

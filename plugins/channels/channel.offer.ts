@@ -1,0 +1,46 @@
+import type { KernelServices } from '../../src/kernel/index.js'
+import type { RenditionView } from '../encoding/index.js'
+import { registryOf } from './channel-type.registry.js'
+import type { ChannelType, FlavorChoice } from './channel.types.js'
+import { channelQueries } from './channel.queries.js'
+
+/** What a media's online channels offer for its published files. */
+export interface ChannelOffer {
+  /**
+   * The flavors of a file: those of each online channel, oldest channel first, each name once
+   * (the first channel offering a name decides which rendition it is). Pure.
+   */
+  flavors(file: { type: string }, renditions: readonly RenditionView[]): FlavorChoice[]
+  /** Whether some online channel offers players (the player page). */
+  players: boolean
+}
+
+/** The offer of a list of channel types, in channel order. */
+export function offerOf(types: readonly ChannelType[]): ChannelOffer {
+  return {
+    players: types.some((type) => type.players),
+    flavors(file, renditions) {
+      const seen = new Set<string>()
+      const choices: FlavorChoice[] = []
+      for (const type of types) {
+        for (const choice of type.flavors(file, renditions)) {
+          if (seen.has(choice.name)) continue
+          seen.add(choice.name)
+          choices.push(choice)
+        }
+      }
+      return choices
+    },
+  }
+}
+
+/**
+ * What the online channels of a media offer (committed data), for the resources plugin:
+ * offline channels and channels of unknown types contribute nothing. `services` are the
+ * kernel's (`ctx.services`, `c.services`): the channel types are those of that kernel.
+ */
+export async function channelOffer(services: KernelServices, mediaId: number): Promise<ChannelOffer> {
+  const types = await registryOf(services).types()
+  const words = await channelQueries.onlineTypes(services.reader, mediaId)
+  return offerOf(words.map((word) => types.get(word)).filter((type): type is ChannelType => type !== undefined))
+}

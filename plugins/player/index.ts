@@ -1,0 +1,44 @@
+import { definePlugin } from '../../src/kernel/index.js'
+import resources from '../resources/index.js'
+import '../players/index.js'
+import '../streams/index.js'
+import '../widgets/index.js'
+import init from './migrations/20261212-player-view-sessions.js'
+import { PlayerAssets } from './player-assets.js'
+import { playerConfigSchema } from './player.config.js'
+import { playerRoutes } from './player.routes.js'
+import { PlayerViewSessionEntity } from './player-view-session.entity.js'
+import { purgeViewSessions } from './player-view.service.js'
+
+export { type PlayerViewSession, PlayerViewSessionEntity } from './player-view-session.entity.js'
+export { VIEW_TOKEN_PURPOSE, purgeViewSessions, recordView, viewToken } from './player-view.service.js'
+export { bestEncoding } from './player-assets.js'
+
+/**
+ * The player (docs/api.md, The player page): the public player page of a resource
+ * (`GET /player/<resource>`, the `players` of its info) and of a widget (`GET /embed/<widget>`,
+ * the target of its iframe code), with HLS through hls.js, the MP4 flavors as fallback,
+ * subtitles, the theme and behavior; the JavaScript embed (`GET /embed/<widget>.js`) and its
+ * postMessage API; view counting once per playback session (`POST /player/<resource>/views`).
+ */
+export default definePlugin({
+  name: 'player',
+  dependsOn: ['resources', 'widgets', 'players', 'streams'],
+  config: playerConfigSchema,
+  entities: [PlayerViewSessionEntity],
+  migrations: [init],
+  register(ctx) {
+    // The page's media links are those of a resource asked with-token: the resources plugin's
+    // lifetime (validated by the kernel before this registers, so the parse cannot fail).
+    const { token_ttl: mediaTokenTtl } = resources.config!.parse(ctx.kernelConfig.resources ?? {})
+    const assets = new PlayerAssets()
+    ctx.routes((r) => playerRoutes(r, { assets, mediaTokenTtl, viewTokenTtl: ctx.config.view_token_ttl }))
+    ctx.onServe(() => {
+      // Compressing hls.js takes a moment: done before the first page asks for it.
+      assets.prepare().catch((error: unknown) => ctx.log.error({ err: error }, 'the player scripts are missing'))
+    })
+    ctx.on('maintenance.purge', async ({ now, report }) => {
+      report['expired player view sessions'] = await purgeViewSessions(ctx.em(), now)
+    })
+  },
+})

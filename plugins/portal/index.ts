@@ -1,0 +1,24 @@
+import { definePlugin } from '../../src/kernel/index.js'
+import { portalConfigSchema } from './portal.config.js'
+import { portalHosts } from './portal.hosts.js'
+import { portalRoutes } from './portal.routes.js'
+
+export { portalPrefix } from './portal.hosts.js'
+export { PORTAL_STYLE_FILE } from './portal.style.js'
+export { SKINS, THEMES, lookOf } from './portal.theme.js'
+
+/**
+ * The media portal, the public site of a media's `web` channel: `GET /portal/<media>` (home),
+ * `/portal/<media>/stream/<slug>`, `/portal/<media>/resource/<slug>` (with the player), served
+ * at `/` of the media's own domain too (host-based routing). Only visible content; the web
+ * channel's theme and skin choose the look; no web channel online: every portal address is 404.
+ */
+export default definePlugin({
+  name: 'portal',
+  dependsOn: ['media', 'streams', 'resources', 'channels', 'players', 'player'],
+  config: portalConfigSchema,
+  register(ctx) {
+    ctx.hosts(portalHosts(ctx.services.reader))
+    ctx.routes((r) => portalRoutes(r, ctx.config))
+  },
+})

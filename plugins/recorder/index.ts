@@ -1,0 +1,62 @@
+import type { CronJob } from 'cron'
+import { definePlugin } from '../../src/kernel/index.js'
+import files from '../files/index.js'
+import '../identity/index.js'
+import init from './migrations/20261210-recorder-init.js'
+import { RecorderCodeEntity } from './recorder-code.entity.js'
+import { deleteUserCodes, purgeRecorderCodes } from './recorder-code.service.js'
+import { recorderConfigSchema } from './recorder.config.js'
+import { schedulePurge } from './recorder-purge.job.js'
+import { recorderPageRoutes } from './recorder-page.routes.js'
+import { widgetRoutes } from './widget.routes.js'
+
+export { type RecorderCode, RecorderCodeEntity } from './recorder-code.entity.js'
+export { type RecorderCodeView, peekRecorderCode } from './recorder-code.queries.js'
+export {
+  type IssuedCode,
+  type RecorderCodeCheck,
+  type RecorderCodeProblem,
+  consumeRecorderCode,
+  issueRecorderCode,
+  purgeRecorderCodes,
+} from './recorder-code.service.js'
+export { RECORDER_FLAGS } from './widget.routes.js'
+export { RECORDER_GONE } from './recorder-page.routes.js'
+export { RECORDER_SCRIPT_FILE } from './recorder.script.js'
+export { RECORDER_HEIGHT, RECORDER_WIDTH, recorderSnippet } from './widget.xml.js'
+
+/**
+ * The recorder extension widget (`GET /extension/widget/recorder`): each request delivers the
+ * HTML of an iframe of the recorder page (`/recorder/<code>`), whose code is unguessable,
+ * bound to the caller and usable once (`consumeRecorderCode`), until `recorder.code_ttl`.
+ * `POST /extension/widget/recorder/<code>/upload_links` spends a code for upload links into
+ * its user's root directory. `GET /recorder/<code>` is the page in that iframe: it records
+ * with the browser's camera and microphone and sends the recording through those links.
+ */
+export default definePlugin({
+  name: 'recorder',
+  dependsOn: ['identity', 'files'],
+  config: recorderConfigSchema,
+  entities: [RecorderCodeEntity],
+  migrations: [init],
+  register(ctx) {
+    // The file store makes the upload links, with its own settings (upload base URL, link
+    // lifetime); the kernel validated them before registering it, so this parse cannot fail.
+    const filesConfig = files.config!.parse(ctx.kernelConfig.files ?? {})
+    ctx.routes((r) => widgetRoutes(r, ctx.config, filesConfig))
+    ctx.routes((r) => recorderPageRoutes(r, filesConfig))
+    // The foreign key cascades too; deleting explicitly keeps the outcome independent of it.
+    ctx.on('user.deleting', ({ em, user }) => deleteUserCodes(em, [user.id]))
+    ctx.on('platform.users-deleting', ({ em, userIds }) => deleteUserCodes(em, userIds))
+    ctx.on('maintenance.purge', async ({ now, report }) => {
+      report['expired recorder codes'] = await purgeRecorderCodes(ctx.em(), now)
+    })
+    if (ctx.config.purge_schedule) {
+      let job: CronJob | undefined
+      ctx.onServe(() => {
+        job = schedulePurge(ctx.config.purge_schedule, ctx.log, () => purgeRecorderCodes(ctx.em(), new Date()))
+      })
+      ctx.onStop(() => job?.stop())
+    }
+  },
+})

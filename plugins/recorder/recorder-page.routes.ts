@@ -1,0 +1,82 @@
+import { type HttpContext, type Reply, type Router, notFound, reply } from '../../src/kernel/index.js'
+import { uploadBase } from '../files/index.js'
+import { recorderPage, refusalPage } from './recorder.page.js'
+import { RECORDER_SCRIPT, RECORDER_SCRIPT_FILE, RECORDER_SCRIPT_HASH } from './recorder.script.js'
+import { peekRecorderCode } from './recorder-code.queries.js'
+import type { FilesConfig } from './widget.routes.js'
+
+/** A used or expired code: the recorder is gone for good (410), where the API says 412 (docs: recorder page). */
+export const RECORDER_GONE = 410
+
+const PAGE_PERMISSION = 'public: the recorder code in the address is the credential (peeked, not spent)'
+const ASSET_PERMISSION = 'public: the static script of the recorder page (no data)'
+const SCRIPT_TYPE = 'text/javascript; charset=utf-8'
+/** The script's name carries its hash, so a cached copy never outlives its version. */
+const ASSET_CACHE = 'public, max-age=31536000, immutable'
+const SCRIPT_ETAG = `"${RECORDER_SCRIPT_HASH}"`
+
+/**
+ * The page's headers: framed by any site (the widget is an iframe in third-party pages), our
+ * own scripts only, recordings played back from blob: URLs, and requests only to ourselves
+ * and to the upload endpoints (`files.upload_base_url` may put them on another origin).
+ */
+function pageOptions(c: HttpContext, files: FilesConfig) {
+  const self = new URL(`${c.links.base}/`).origin
+  const uploads = new URL(`${uploadBase(c.services, files)}/`).origin
+  return {
+    embeddable: true,
+    csp: {
+      'media-src': "'self' blob:",
+      'connect-src': uploads === self ? "'self'" : `'self' ${uploads}`,
+    },
+  }
+}
+
+/**
+ * `GET /recorder/<code>`: the recorder of a code that may still be used; a page saying why
+ * not otherwise (404 unknown, 410 used or expired), framable like the recorder itself so the
+ * third-party page shows it. The code is only read here: sending the recording spends it.
+ */
+async function recorder(c: HttpContext, files: FilesConfig): Promise<Reply> {
+  const code = c.param('code')
+  const options = pageOptions(c, files)
+  const view = await peekRecorderCode(c.services.reader, code)
+  if (!view) return reply.page(404, refusalPage(404, 'unknown'), options)
+  if (view.usedAt) return reply.page(RECORDER_GONE, refusalPage(RECORDER_GONE, 'used'), options)
+  if (view.expiresAt.getTime() <= Date.now()) {
+    return reply.page(RECORDER_GONE, refusalPage(RECORDER_GONE, 'expired'), options)
+  }
+  const page = recorderPage({
+    // Relative, so the page works behind a path prefix and whatever host name reached it.
+    uploadLinks: `../extension/widget/recorder/${encodeURIComponent(code)}/upload_links`,
+    script: `assets/${RECORDER_SCRIPT_FILE}`,
+    maxPieces: files.max_chunks,
+    expiresAt: view.expiresAt,
+  })
+  return reply.page(200, page, options)
+}
+
+/** The script, or 304 when the browser holds this version; any other name is 404. */
+function script(c: HttpContext): Reply {
+  if (c.param('file') !== RECORDER_SCRIPT_FILE) throw notFound('No such recorder asset.')
+  const headers = { 'Cache-Control': ASSET_CACHE, ETag: SCRIPT_ETAG, 'X-Content-Type-Options': 'nosniff' }
+  if (c.req.headers['if-none-match'] === SCRIPT_ETAG) return { status: 304, headers }
+  return reply.raw(200, RECORDER_SCRIPT, SCRIPT_TYPE, {
+    ...headers,
+    'Content-Length': String(Buffer.byteLength(RECORDER_SCRIPT)),
+  })
+}
+
+/** `GET /recorder/<code>` (the recorder page behind the widget's iframe) and its script. */
+export function recorderPageRoutes(r: Router, files: FilesConfig): void {
+  r.get('/recorder/:code', (c) => recorder(c, files), {
+    public: true,
+    permission: PAGE_PERMISSION,
+    produces: 'text/html',
+  })
+  r.get('/recorder/assets/:file', script, {
+    public: true,
+    permission: ASSET_PERMISSION,
+    produces: 'text/javascript',
+  })
+}

@@ -1,0 +1,29 @@
+import { definePlugin } from '../../src/kernel/index.js'
+import init from './migrations/20261211-widgets-init.js'
+import { WidgetEntity } from './widget.entity.js'
+import { listenToOwners } from './widget.listeners.js'
+import { widgetRoutes } from './widget.routes.js'
+
+export { type Widget, WidgetEntity } from './widget.entity.js'
+export { type EmbedCodes, embedCode, embedCodes, escapeHtml } from './widget.embed.js'
+export { type WidgetSummary, type WidgetView, widgetQueries } from './widget.queries.js'
+export { SIZE_MAX, type WidgetSize, formatSize, parseSize } from './widget.size.js'
+export { widgetUrl } from './widget.xml.js'
+
+/**
+ * Widgets, the embeddable players of a resource: `GET/POST /resource/<slug>/widgets`,
+ * `GET/PUT/DELETE /resource/<slug>/widgets/<widget>`, each with a size, an optional player
+ * theme and behavior of the resource's platform, and permanent embed codes pointing at
+ * `/embed/<widget>`. A resource's answers list its widgets (`resource.describe`); they go
+ * with their resource, and lose a theme or behavior that is deleted.
+ */
+export default definePlugin({
+  name: 'widgets',
+  dependsOn: ['resources', 'players'],
+  entities: [WidgetEntity],
+  migrations: [init],
+  register(ctx) {
+    ctx.routes(widgetRoutes)
+    listenToOwners(ctx)
+  },
+})
