@@ -491,35 +491,40 @@ export async function runPublishing({
       })
     }
 
-    const nonces = async () => {
-      const pool = []
-      for (let i = 0; i < settings.connections; i++) pool.push(await challenge(app.url))
-      return pool
-    }
+    // The deep page once more from a single connection: the latency of the answer itself, without
+    // the queue 50 connections make (informative; the goal is read at the usual 50 connections).
+    const single = (url, requests, duration) =>
+      autocannon({ url, connections: 1, pipelining: 1, duration, requests, timeout: 10 })
     for (let round = 1; round <= publishSettings.rounds; round++) {
       for (const s of scenarios) {
-        for (const target of [
-          { server: 'bare node:http', url: bareInfo.url, child: bare },
-          { server: 'mediactl', url: app.url, child: server },
-        ]) {
+        const targets = [
+          { server: 'bare node:http', url: bareInfo.url, child: bare, connections: settings.connections },
+          { server: 'mediactl', url: app.url, child: server, connections: settings.connections },
+        ]
+        if (s.key === 'page')
+          targets.push({ server: 'mediactl, 1 connection', url: app.url, child: server, connections: 1 })
+        for (const target of targets) {
           say(`publish: round ${round}, ${s.key === 'info' ? 'resource info' : 'deep page'} on ${target.server} ...`)
-          if (settings.warmup > 0) {
-            await loadTest(
-              autocannon,
-              target.url,
-              digestRequests(cred, await nonces(), s.path, s.headers),
-              settings.warmup,
-            )
+          const load = (requests, duration) =>
+            target.connections === 1
+              ? single(target.url, requests, duration)
+              : loadTest(autocannon, target.url, requests, duration)
+          const pool = async () => {
+            const nonces = []
+            for (let i = 0; i < target.connections; i++) nonces.push(await challenge(app.url))
+            return nonces
           }
-          const requests = digestRequests(cred, await nonces(), s.path, s.headers)
+          if (settings.warmup > 0) await load(digestRequests(cred, await pool(), s.path, s.headers), settings.warmup)
+          const requests = digestRequests(cred, await pool(), s.path, s.headers)
           const cpuBefore = await target.child.cpu()
-          const result = await loadTest(autocannon, target.url, requests, settings.duration)
+          const result = await load(requests, settings.duration)
           const cpuUs = (await target.child.cpu()) - cpuBefore
           out.rows.push({
             scenario: s.key === 'info' ? 'resource info' : 'deep page',
             key: s.key,
             round,
             server: target.server,
+            connections: target.connections,
             path: s.path,
             headers: s.headers,
             ...summarize(result),
@@ -527,7 +532,9 @@ export async function runPublishing({
             ratio: null,
           })
         }
-        const [bareRow, appRow] = out.rows.slice(-2)
+        const ofRound = out.rows.filter((r) => r.round === round && r.key === s.key)
+        const bareRow = ofRound.find((r) => r.server === 'bare node:http')
+        const appRow = ofRound.find((r) => r.server === 'mediactl')
         appRow.ratio = appRow.rps / bareRow.rps
       }
     }
@@ -541,6 +548,7 @@ export async function runPublishing({
   const app = (key) => out.rows.filter((r) => r.key === key && r.server === 'mediactl')
   const infos = app('info')
   const pages = app('page')
+  const singles = out.rows.filter((r) => r.key === 'page' && r.connections === 1)
   const postgres = out.database.startsWith('PostgreSQL')
   out.goals = {
     ratio: {
@@ -558,6 +566,11 @@ export async function runPublishing({
       worst: Math.max(...pages.map((r) => r.p99)),
       met: pages.every((r) => r.p99 < PUBLISH_GOAL.p99),
       metBest: pages.some((r) => r.p99 < PUBLISH_GOAL.p99),
+      connections: settings.connections,
+      // From one connection: the answer's own latency (informative).
+      single: singles.length
+        ? { best: Math.min(...singles.map((r) => r.p99)), worst: Math.max(...singles.map((r) => r.p99)) }
+        : null,
     },
   }
   return out
@@ -586,7 +599,7 @@ export function formatPublishTable(out) {
     String(r.p99),
     String(r.non2xx),
     String(r.errors + r.timeouts),
-    r.ratio === null ? '100%' : `${(r.ratio * 100).toFixed(1)}%`,
+    r.server === 'bare node:http' ? '100%' : r.ratio === null ? '-' : `${(r.ratio * 100).toFixed(1)}%`,
     String(r.cpuUsPerRequest),
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)))
@@ -607,7 +620,9 @@ export function publishGoalLines(out) {
   return [
     `goal: resource info >= ${PUBLISH_GOAL.ratio * 100}% of the bare server's req/s (${out.database}): ` +
       `${pct(g.ratio.worst)} to ${pct(g.ratio.best)} -> ${verdict(g.ratio)}`,
-    `goal: deep page p99 < ${PUBLISH_GOAL.p99} ms on PostgreSQL (${out.database}` +
-      `${g.p99.applies ? '' : ': informative'}): ${g.p99.best} to ${g.p99.worst} ms -> ${verdict(g.p99)}`,
+    `goal: deep page p99 < ${PUBLISH_GOAL.p99} ms on PostgreSQL at ${g.p99.connections} connections ` +
+      `(${out.database}${g.p99.applies ? '' : ': informative'}): ${g.p99.best} to ${g.p99.worst} ms -> ` +
+      `${verdict(g.p99)}` +
+      (g.p99.single ? ` (from 1 connection: p99 ${g.p99.single.best} to ${g.p99.single.worst} ms)` : ''),
   ]
 }

@@ -29,6 +29,7 @@ const LOADERS: Record<string, Loader> = {
   players: () => import('../plugins/players/index.js'),
   widgets: () => import('../plugins/widgets/index.js'),
   recorder: () => import('../plugins/recorder/index.js'),
+  syndication: () => import('../plugins/syndication/index.js'),
   player: () => import('../plugins/player/index.js'),
   portal: () => import('../plugins/portal/index.js'),
 }

@@ -7,8 +7,6 @@ import { channelRoutes } from './channel.routes.js'
 import { deleteChannelsOf, seedChannels } from './channel.service.js'
 import type { ChannelType } from './channel.types.js'
 import './channels.events.js'
-import { feedsEnabled } from './feed.resources.js'
-import { feedRoutes } from './feed.routes.js'
 import init from './migrations/20261208-channels-init.js'
 import { syndicationChannelType } from './syndication.channel-type.js'
 import { webChannelType } from './web.channel-type.js'
@@ -20,7 +18,7 @@ export { type ChannelType, type FlavorChoice } from './channel.types.js'
 export { type ChannelOffer, channelOffer } from './channel.offer.js'
 export { ChannelTypes } from './channel-type.registry.js'
 export { DEFAULT_CHANNELS } from './channel.service.js'
-export { FEED_CHANNEL_TYPE, feedUrl } from './feed.url.js'
+export { FEED_CHANNEL_TYPE, FEED_FILE, feedUrl } from './feed.url.js'
 export { apiChannelType, syndicationChannelType, webChannelType, widgetChannelType }
 
 /** The channel types every installation has, in this order. */
@@ -36,9 +34,8 @@ export const BUILT_IN_CHANNEL_TYPES: readonly ChannelType[] = [
  * `GET/PUT/DELETE /media/<slug>/channel/<slug>`. A new media gets a Web and a Widget channel;
  * deleting a media deletes its channels. Channel types are pluggable: the built-in ones plus
  * those other plugins add on `channels.types`; `channelOffer` tells the resources plugin what
- * a media's online channels offer (flavors, players). An online syndication channel publishes
- * an RSS feed (`GET /media/<slug>/channel/<slug>/feed.rss`, public) when the resources plugin
- * is enabled.
+ * a media's online channels offer (flavors, players). Syndication channels show the address
+ * of their feed, which the `syndication` plugin serves.
  */
 export default definePlugin({
   name: 'channels',
@@ -51,7 +48,6 @@ export default definePlugin({
     attachRegistry(ctx.services, registry)
     ctx.routes((r) => {
       channelRoutes(r, registry)
-      if (feedsEnabled(ctx.kernelConfig.plugins)) feedRoutes(r)
     })
     ctx.on('media.created', ({ em, media }) => seedChannels(em, media))
     // The foreign key cascades too; deleting explicitly keeps the outcome independent of it.

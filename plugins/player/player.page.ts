@@ -98,52 +98,34 @@ export function playerPage(input: PlayerPageInput): SafeHtml {
   }
   const size = widget ? `.player{max-width:${widget.width}px;max-height:${widget.height}px}` : ''
   const style = `:root{--bg:${theme.backgroundColor};--fg:${theme.textColor};--accent:${theme.accentColor}}\n${STYLE}${size}`
+  const flag = (on: boolean, name: string) => (on ? new SafeHtml(` ${name}`) : '')
+  const scripts = playable
+    ? [sources.hls && input.scripts.hls ? input.scripts.hls : null, input.scripts.player].filter((src) => src !== null)
+    : []
+  // prettier-ignore
+  const video = html`<video id="video" playsinline preload="none"${details.thumbnail ? html` poster="${details.thumbnail}"` : ''}${flag(behavior.controls, 'controls')}${flag(behavior.muted, 'muted')}${flag(behavior.loop, 'loop')}>
+${sources.files.map((file) => html`<source src="${file.url}" type="${file.type}">\n`)}${details.subtitles.map((s, i) => html`<track kind="subtitles" srclang="${s.language}" label="${languageName(s.language)}" src="${s.href}"${flag(i === track, 'default')}>\n`)}</video>`
+  // prettier-ignore
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width,initial-scale=1" />
-        <meta name="robots" content="noindex" />
-        <meta name="referrer" content="no-referrer" />
-        <title>${resource.title}</title>
-        ${resource.description ? html`<meta name="description" content="${resource.description}" />` : ''}
-        <link rel="icon" href="data:," />
-        <style>
-          ${new SafeHtml(style)}
-        </style>
-        ${playable && sources.hls && input.scripts.hls ? html`<script src="${input.scripts.hls}" defer></script>` : ''}
-        ${playable ? html`<script src="${input.scripts.player}" defer></script>` : ''}
-      </head>
-      <body>
-        <div class="player" id="player" data-state="loading">
-          <video
-            id="video"
-            playsinline
-            preload="none"
-            ${details.thumbnail ? html` poster="${details.thumbnail}"` : ''}${
-              behavior.controls ? new SafeHtml(' controls') : ''
-            }${behavior.muted ? new SafeHtml(' muted') : ''}${behavior.loop ? new SafeHtml(' loop') : ''}
-          >
-            ${sources.files.map((file) => html`<source src="${file.url}" type="${file.type}" /> `)}${details.subtitles.map(
-              (s, i) =>
-                html`<track
-                  kind="subtitles"
-                  srclang="${s.language}"
-                  label="${languageName(s.language)}"
-                  src="${s.href}"
-                  ${i === track ? new SafeHtml(' default') : ''}
-                /> `,
-            )}
-          </video>
-          <h1 class="title" id="title">${resource.title}</h1>
-          ${theme.logoUrl ? html`<img class="logo logo-${theme.logoPosition}" src="${theme.logoUrl}" alt="" referrerpolicy="no-referrer" />` : ''}
-          ${playable ? '' : html`<p class="message" role="status">This media is not ready to play yet.</p>`}
-        </div>
-        <script type="application/json" id="player-config">
-          ${new SafeHtml(scriptJson(config))}
-        </script>
-      </body>
-    </html> `
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex">
+<meta name="referrer" content="no-referrer">
+<title>${resource.title}</title>
+${resource.description ? html`<meta name="description" content="${resource.description}">\n` : ''}<link rel="icon" href="data:,">
+<style>${new SafeHtml(style)}</style>
+${scripts.map((src) => html`<script src="${src}" defer></script>\n`)}</head>
+<body>
+<div class="player" id="player" data-state="loading">
+${video}
+<h1 class="title" id="title">${resource.title}</h1>
+${theme.logoUrl ? html`<img class="logo logo-${theme.logoPosition}" src="${theme.logoUrl}" alt="" referrerpolicy="no-referrer">\n` : ''}${playable ? '' : html`<p class="message" role="status">This media is not ready to play yet.</p>\n`}</div>
+<script type="application/json" id="player-config">${new SafeHtml(scriptJson(config))}</script>
+</body>
+</html>
+`
 }
 
 /** The origin of an absolute URL, for a CSP source. */

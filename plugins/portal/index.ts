@@ -18,7 +18,7 @@ export default definePlugin({
   dependsOn: ['media', 'streams', 'resources', 'channels', 'players', 'player'],
   config: portalConfigSchema,
   register(ctx) {
-    ctx.hosts(portalHosts(ctx.services.reader))
+    ctx.hosts(portalHosts(ctx.services.reader, ctx.config.host_cache_ttl))
     ctx.routes((r) => portalRoutes(r, ctx.config))
   },
 })

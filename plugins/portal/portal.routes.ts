@@ -56,7 +56,7 @@ type Render = (c: HttpContext, view: PortalView) => Promise<SafeHtml>
  * (unknown media, no web channel, an offline one: the same answer). Inside an open portal, a
  * missing page answers the portal's own 404 page.
  */
-function portalPage(config: PortalConfig, render: Render): (c: HttpContext) => Promise<Reply> {
+function portalPage(render: Render): (c: HttpContext) => Promise<Reply> {
   return async (c) => {
     const reader = c.services.reader
     const max = c.services.config.http.max_list
@@ -164,14 +164,14 @@ async function stylesheet(c: HttpContext): Promise<Reply> {
  */
 export function portalRoutes(r: Router, config: PortalConfig): void {
   const options = { public: true, permission: PERMISSION, produces: 'text/html' }
-  r.get('/portal/:media', portalPage(config, home(config)), options)
-  r.get('/portal/:media/stream/:stream', portalPage(config, stream(config)), options)
-  r.get('/portal/:media/resource/:resource', portalPage(config, resource), options)
+  r.get('/portal/:media', portalPage(home(config)), options)
+  r.get('/portal/:media/stream/:stream', portalPage(stream(config)), options)
+  r.get('/portal/:media/resource/:resource', portalPage(resource), options)
   r.get('/portal/:media/assets/:file', stylesheet, { public: true, permission: STYLE_PERMISSION, produces: 'text/css' })
   // Last: any other address of a portal is a page of it that does not exist (not an API 401).
   r.get(
     '/portal/:media/*',
-    portalPage(config, () => Promise.reject(new Missing('There is no page at this address.'))),
+    portalPage(() => Promise.reject(new Missing('There is no page at this address.'))),
     options,
   )
 }

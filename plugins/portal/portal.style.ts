@@ -137,6 +137,7 @@ main{display:block;padding-top:1rem;padding-bottom:2rem}
 .meta{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1.5rem;margin:1rem 0}
 .meta dt{color:var(--muted)}
 .meta dd{margin:0}
+.languages{list-style:none;display:flex;flex-wrap:wrap;gap:0 1rem;margin:0;padding:0}
 .site-footer{border-top:1px solid var(--border);color:var(--muted);font-size:.95rem}
 .site-footer .wrap{padding-top:1rem;padding-bottom:1.5rem}
 .site-footer p{margin:0}

@@ -19,7 +19,7 @@ p{margin:0}
 fieldset{border:0;padding:0;margin:0;display:flex;gap:1.25rem;flex-wrap:wrap}
 legend{float:left;margin-right:1rem;font-weight:600}
 .screen{position:relative;background:#000;border-radius:6px;min-height:3rem;display:grid;place-items:center;overflow:hidden}
-video{display:block;width:100%;max-height:250px;background:#000}
+video{display:block;width:100%;max-height:230px;background:#000}
 video[hidden]{display:none}
 .controls{display:flex;align-items:center;gap:.75rem;flex-wrap:wrap}
 button{font:inherit;padding:.45rem 1.1rem;border:0;border-radius:4px;background:#2f6fdf;color:#fff;cursor:pointer}
@@ -41,21 +41,21 @@ const STYLE_MARKUP = new SafeHtml(STYLE)
 /** A complete page around `body`, with our own scripts only. */
 function page(title: string, body: SafeHtml, script?: string): SafeHtml {
   return html`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<link rel="icon" href="data:,">
-<title>${title}</title>
-<style>${STYLE_MARKUP}</style>
-</head>
-<body>
-${body}
-${script ? html`<script src="${script}"></script>` : ''}
-</body>
-</html>
-`
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex, nofollow" />
+        <link rel="icon" href="data:," />
+        <title>${title}</title>
+        <style>
+          ${STYLE_MARKUP}
+        </style>
+      </head>
+      <body>
+        ${body} ${script ? html`<script src="${script}"></script>` : ''}
+      </body>
+    </html> `
 }
 
 /** What the recorder page needs: where to spend the code, how to cut the recording, until when it works. */
@@ -71,30 +71,44 @@ export interface RecorderPageData {
 
 /** The recorder: kind of recording, live preview, start/stop, timer, playback, Send, progress, messages. */
 export function recorderPage(data: RecorderPageData): SafeHtml {
-  const body = html`<main id="recorder" data-state="loading" data-upload-links="${data.uploadLinks}"
- data-piece-size="${RECORDER_PIECE_SIZE}" data-max-pieces="${data.maxPieces}">
-<h1>Record a video or a sound message</h1>
-<fieldset>
-<legend>Record</legend>
-<label><input type="radio" name="kind" value="video" checked disabled> Video (camera and microphone)</label>
-<label><input type="radio" name="kind" value="audio" disabled> Sound only (microphone)</label>
-</fieldset>
-<div class="screen">
-<video id="preview" muted autoplay playsinline hidden aria-label="Live picture of the camera (sound muted)"></video>
-<video id="playback" controls playsinline hidden aria-label="Your recording, to play back before sending"></video>
-</div>
-<div class="controls">
-<button type="button" id="toggle" aria-pressed="false" disabled>Start recording</button>
-<span id="timer" role="timer" aria-label="Recording time">0:00</span>
-<button type="button" id="send" disabled>Send</button>
-</div>
-<progress id="progress" max="100" value="0" hidden aria-label="Sending progress"></progress>
-<p id="status" role="status" aria-live="polite"></p>
-<p id="alert" role="alert" hidden></p>
-<noscript><p role="alert">This recorder needs JavaScript: allow it for this page, then reload.</p></noscript>
-<p class="expires">This recorder sends one recording, until
-<time datetime="${data.expiresAt.toISOString()}">${data.expiresAt.toUTCString()}</time>.</p>
-</main>`
+  const body = html`<main
+    id="recorder"
+    data-state="loading"
+    data-upload-links="${data.uploadLinks}"
+    data-piece-size="${RECORDER_PIECE_SIZE}"
+    data-max-pieces="${data.maxPieces}"
+  >
+    <h1>Record a video or a sound message</h1>
+    <fieldset>
+      <legend>Record</legend>
+      <label><input type="radio" name="kind" value="video" checked disabled /> Video (camera and microphone)</label>
+      <label><input type="radio" name="kind" value="audio" disabled /> Sound only (microphone)</label>
+    </fieldset>
+    <div class="screen">
+      <video
+        id="preview"
+        muted
+        autoplay
+        playsinline
+        hidden
+        aria-label="Live picture of the camera (sound muted)"
+      ></video>
+      <video id="playback" controls playsinline hidden aria-label="Your recording, to play back before sending"></video>
+    </div>
+    <div class="controls">
+      <button type="button" id="toggle" aria-pressed="false" disabled>Start recording</button>
+      <span id="timer" role="timer" aria-label="Recording time">0:00</span>
+      <button type="button" id="send" disabled>Send</button>
+    </div>
+    <progress id="progress" max="100" value="0" hidden aria-label="Sending progress"></progress>
+    <p id="status" role="status" aria-live="polite"></p>
+    <p id="alert" role="alert" hidden></p>
+    <noscript><p role="alert">This recorder needs JavaScript: allow it for this page, then reload.</p></noscript>
+    <p class="expires">
+      This recorder sends one recording, until
+      <time datetime="${data.expiresAt.toISOString()}">${data.expiresAt.toUTCString()}</time>.
+    </p>
+  </main>`
   return page('Recorder', body, data.script)
 }
 
@@ -116,10 +130,17 @@ export const RECORDER_REFUSALS = {
 } as const
 
 /**
- * The page of a recorder that cannot be used: the kernel's error page in the recorder's own
- * frame (its head, so the browser asks for no favicon, which is not public here), no script.
+ * The page of a recorder that cannot be used, shaped as the kernel's error page
+ * (`main[role=alert][data-status]`) but in the recorder's own head: its look, no indexing,
+ * and an inline icon, so the browser asks for no `/favicon.ico` (not public here: a 401). No script.
  */
 export function refusalPage(status: number, reason: keyof typeof RECORDER_REFUSALS): SafeHtml {
   const { title, message } = RECORDER_REFUSALS[reason]
-  return page(title, html`<main role="alert" data-status="${status}" data-reason="${reason}"><h1>${title}</h1><p>${message}</p></main>`)
+  return page(
+    title,
+    html`<main role="alert" data-status="${status}" data-reason="${reason}">
+      <h1>${title}</h1>
+      <p>${message}</p>
+    </main>`,
+  )
 }

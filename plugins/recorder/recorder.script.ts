@@ -200,7 +200,6 @@ const SCRIPT_BODY = `(function () {
     playback.removeAttribute('src')
     playback.hidden = true
     recording = null
-    jsonLink = null
     setState('recording')
     say('Recording...')
     toggle.textContent = 'Stop recording'
@@ -370,7 +369,7 @@ const SCRIPT_BODY = `(function () {
     setState('sending')
     say('Sending ' + recording.name + '...')
     try {
-      // The code is spent once; a failed upload is sent again to the same link.
+      // The code is spent once: after a failed upload, Send (this recording or a new one) goes to the same link.
       if (!jsonLink) jsonLink = await uploadLink()
       var result = await upload(jsonLink, recording.blob, recording.name)
       bar.value = 100

@@ -213,7 +213,7 @@ describe('mediactl migrate, seed and serve with pending migrations', () => {
     // The default roles are gone (deleted in process: no access uses them yet).
     await deleteRows(RoleEntity)
     expect(await countRows(RoleEntity)).toBe(0)
-    expect(await cliJson(['seed'], opts())).toEqual({ plugins: ['identity'] })
+    expect(await cliJson(['seed'], opts())).toEqual({ plugins: ['identity', 'players'] })
     const seeded = await countRows(RoleEntity)
     expect(seeded).toBe(9) // 3 default roles on each of the 3 platforms
     const again = await cli(['seed'], opts())

@@ -36,7 +36,11 @@ let app: TestApp
 const channelUrl = (media: string, slug: string): string => `${app.url}/media/${media}/channel/${slug}`
 
 function expectChannel(node: XmlObject, e: Expected, info: boolean): void {
-  const keys = ['@href', 'is_online', 'name', 'slug', 'type', ...(e.theming ? ['skin', 'theme'] : [])]
+  const keys = [
+    ...['@href', 'is_online', 'name', 'slug', 'type'],
+    ...(e.theming ? ['skin', 'theme'] : []),
+    ...(e.type === 'syndication' ? ['feed'] : []),
+  ]
   expect(keysOf(node)).toEqual([...keys, ...(info ? ['media'] : [])].sort())
   const media = e.media ?? 'news'
   expect(node['@href']).toBe(channelUrl(media, e.slug))

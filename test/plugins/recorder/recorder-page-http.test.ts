@@ -52,9 +52,10 @@ function expectPage(res: Response, status: number, csp = CSP): void {
 
 /** What a refusal page says: its status, reason, title and message. */
 function refusalOf(res: Response): { status: string; reason: string; title: string; message: string } | undefined {
-  const match = /<main role="alert" data-status="(\d+)" data-reason="(\w+)"><h1>([^<]*)<\/h1><p>([^<]*)<\/p><\/main>/.exec(
-    res.body,
-  )
+  const match =
+    /<main role="alert" data-status="(\d+)" data-reason="(\w+)">\s*<h1>([^<]*)<\/h1>\s*<p>([^<]*)<\/p>\s*<\/main>/.exec(
+      res.body,
+    )
   return match ? { status: match[1]!, reason: match[2]!, title: match[3]!, message: match[4]! } : undefined
 }
 
@@ -73,21 +74,33 @@ describe('recorder page over HTTP', () => {
     const res = await getPage(`${app.url}/recorder/${code}`)
     expectPage(res, 200)
     const body = res.body
-    expect(body).toContain(
-      `<main id="recorder" data-state="loading" data-upload-links="../extension/widget/recorder/${code}/upload_links"\n` +
-        ` data-piece-size="${RECORDER_PIECE_SIZE}" data-max-pieces="10000">`,
-    )
+    const main = /<main\s([^>]*)>/.exec(body)![1]!.trim().split(/\s+/)
+    expect(main).toEqual([
+      'id="recorder"',
+      'data-state="loading"',
+      `data-upload-links="../extension/widget/recorder/${code}/upload_links"`,
+      `data-piece-size="${RECORDER_PIECE_SIZE}"`,
+      'data-max-pieces="10000"',
+    ])
     expect(RECORDER_PIECE_SIZE).toBe(1024 * 1024)
     expect(body).toContain(`<script src="assets/${RECORDER_SCRIPT_FILE}"></script>`)
     expect(RECORDER_SCRIPT_FILE).toBe(`recorder-${RECORDER_SCRIPT_HASH}.js`)
     // No inline script (the CSP would block it): the only script element is ours, by address.
     expect(body.match(/<script/g)).toHaveLength(1)
     // Labelled controls, disabled until the script enables them; a timer, a progress bar, live messages.
-    expect(body).toContain('<input type="radio" name="kind" value="video" checked disabled> Video (camera and microphone)')
-    expect(body).toContain('<input type="radio" name="kind" value="audio" disabled> Sound only (microphone)')
+    expect(body).toContain(
+      '<label><input type="radio" name="kind" value="video" checked disabled /> Video (camera and microphone)</label>',
+    )
+    expect(body).toContain(
+      '<label><input type="radio" name="kind" value="audio" disabled /> Sound only (microphone)</label>',
+    )
     expect(body).toContain('<legend>Record</legend>')
-    expect(body).toContain('<video id="preview" muted autoplay playsinline hidden aria-label=')
-    expect(body).toContain('<video id="playback" controls playsinline hidden aria-label=')
+    expect(body).toMatch(
+      /<video\s+id="preview"\s+muted\s+autoplay\s+playsinline\s+hidden\s+aria-label="Live picture of the camera \(sound muted\)"\s*><\/video>/,
+    )
+    expect(body).toContain(
+      '<video id="playback" controls playsinline hidden aria-label="Your recording, to play back before sending"></video>',
+    )
     expect(body).toContain('<button type="button" id="toggle" aria-pressed="false" disabled>Start recording</button>')
     expect(body).toContain('<span id="timer" role="timer" aria-label="Recording time">0:00</span>')
     expect(body).toContain('<button type="button" id="send" disabled>Send</button>')

@@ -13,7 +13,7 @@ import { ffprobe } from '../encoding/encoding.helpers.js'
 const run = promisify(execFile)
 
 type Patch = (head: Uint8Array, milliseconds: number) => Uint8Array[] | null
-// eslint-disable-next-line @typescript-eslint/no-implied-eval -- our own constant: the page runs this very text
+// The very text the page runs, made a function here.
 const webmWithDuration = new Function(`${WEBM_DURATION_SCRIPT}\nreturn webmWithDuration`)() as Patch
 
 /** An EBML element: ID bytes, size on `width` bytes (or unknown), content. */
@@ -26,14 +26,18 @@ function element(id: number[], content: Buffer, width = 1, unknown = false): Buf
   return Buffer.concat([Buffer.from(id), size, content])
 }
 
-const uint = (id: number[], value: number): Buffer => element(id, Buffer.from([value >> 16, (value >> 8) & 255, value & 255]))
+const uint = (id: number[], value: number): Buffer =>
+  element(id, Buffer.from([value >> 16, (value >> 8) & 255, value & 255]))
 const EBML_HEADER = element([0x1a, 0x45, 0xdf, 0xa3], element([0x42, 0x82], Buffer.from('webm')))
 const TRACKS = element([0x16, 0x54, 0xae, 0x6b], Buffer.alloc(20, 1))
 const CLUSTER = element([0x1f, 0x43, 0xb6, 0x75], Buffer.alloc(100, 2), 1, true)
 
 /** An Info element with a TimecodeScale (µs here) and a MuxingApp; `extra` goes in it too. */
 const info = (extra: Buffer = Buffer.alloc(0), scale = 1000): Buffer =>
-  element([0x15, 0x49, 0xa9, 0x66], Buffer.concat([uint([0x2a, 0xd7, 0xb1], scale), element([0x4d, 0x80], Buffer.from('test')), extra]))
+  element(
+    [0x15, 0x49, 0xa9, 0x66],
+    Buffer.concat([uint([0x2a, 0xd7, 0xb1], scale), element([0x4d, 0x80], Buffer.from('test')), extra]),
+  )
 
 /** A live-style WebM: Segment of unknown size (or `segmentWidth` bytes), then `children`. */
 function webm(children: Buffer[], segmentWidth?: number): Buffer {

@@ -133,7 +133,9 @@ describe.skipIf(!HAS_CHROMIUM)('recorder page in Chromium (fake camera and micro
   /** The duration the browser reads from the recording it plays back (the page wrote it into the WebM). */
   function playbackDuration(frame: Frame | Page): Promise<number> {
     return frame.evaluate(async () => {
-      const video = (globalThis as unknown as BrowserWindow).document.getElementById('playback') as VideoElement
+      const video = (globalThis as unknown as BrowserWindow).document.getElementById(
+        'playback',
+      ) as unknown as VideoElement
       if (video.readyState < 1) await new Promise((resolve) => video.addEventListener('loadedmetadata', resolve))
       return video.duration
     })
@@ -161,124 +163,129 @@ describe.skipIf(!HAS_CHROMIUM)('recorder page in Chromium (fake camera and micro
     return { slug: slug!, probe: await ffprobe(bytes) }
   }
 
-  it(
-    'records 3 s of video in an iframe of a third-party page, sends it in pieces, and it becomes a finished video',
-    async () => {
-      const { code, html } = expectWidget(app, await pat.get(WIDGET))
-      site.show(html)
-      const context = await browser.newContext({ viewport: { width: 760, height: 640 } })
-      const page = await context.newPage()
-      const problems = watch(page)
-      const frameAnswer = page.waitForResponse((res) => res.url() === `${app.url}/recorder/${code}`)
-      await page.goto(site.url)
-      // The frame's answer: embeddable anywhere, our scripts only.
-      const answer = await frameAnswer
-      expect(answer.status()).toBe(200)
-      const headers = answer.headers()
-      expect(headers['content-security-policy']).toContain('frame-ancestors *')
-      expect(headers['content-security-policy']).toContain("script-src 'self';")
-      expect(headers['content-security-policy']).toContain("media-src 'self' blob:")
-      expect(headers['content-security-policy']).toContain("connect-src 'self';")
-      expect(headers['x-frame-options']).toBeUndefined()
-      const frame = (await (await page.waitForSelector('iframe')).contentFrame())!
-      expect(frame.url()).toBe(`${app.url}/recorder/${code}`)
-      await ready(frame)
+  it('records 3 s of video in an iframe of a third-party page, sends it in pieces, and it becomes a finished video', async () => {
+    const { code, html } = expectWidget(app, await pat.get(WIDGET))
+    site.show(html)
+    const context = await browser.newContext({ viewport: { width: 760, height: 640 } })
+    const page = await context.newPage()
+    const problems = watch(page)
+    const frameAnswer = page.waitForResponse((res) => res.url() === `${app.url}/recorder/${code}`)
+    await page.goto(site.url)
+    // The frame's answer: embeddable anywhere, our scripts only.
+    const answer = await frameAnswer
+    expect(answer.status()).toBe(200)
+    const headers = answer.headers()
+    expect(headers['content-security-policy']).toContain('frame-ancestors *')
+    expect(headers['content-security-policy']).toContain("script-src 'self';")
+    expect(headers['content-security-policy']).toContain("media-src 'self' blob:")
+    expect(headers['content-security-policy']).toContain("connect-src 'self';")
+    expect(headers['x-frame-options']).toBeUndefined()
+    const frame = (await (await page.waitForSelector('iframe')).contentFrame())!
+    expect(frame.url()).toBe(`${app.url}/recorder/${code}`)
+    await ready(frame)
 
-      // The same code in another tab, opened before the recording is sent: it can record, not send.
-      const other = await context.newPage()
-      const otherProblems = watch(other)
-      await other.goto(`${app.url}/recorder/${code}`)
-      await ready(other)
+    // The same code in another tab, opened before the recording is sent: it can record, not send.
+    const other = await context.newPage()
+    const otherProblems = watch(other)
+    await other.goto(`${app.url}/recorder/${code}`)
+    await ready(other)
+    // Back to the first tab: a tab in the background is neither painted nor given full timers.
+    await page.bringToFront()
 
-      // What the page asks of the server while sending.
-      const linksAnswers: number[] = []
-      const pieceAnswers: Promise<unknown>[] = []
-      page.on('response', (res) => {
-        if (res.url().endsWith(uploadLinksPath(code))) linksAnswers.push(res.status())
-        if (res.url().includes('/upload/json?') && res.request().method() === 'POST') {
-          pieceAnswers.push(res.text().then((body) => [res.status(), JSON.parse(body)] as const))
-        }
-      })
+    // What the page asks of the server while sending.
+    const linksAnswers: number[] = []
+    const pieceAnswers: Promise<unknown>[] = []
+    page.on('response', (res) => {
+      if (res.url().endsWith(uploadLinksPath(code))) linksAnswers.push(res.status())
+      if (res.url().includes('/upload/json?') && res.request().method() === 'POST') {
+        pieceAnswers.push(res.text().then((body) => [res.status(), JSON.parse(body)] as const))
+      }
+    })
 
-      await record(frame, 3, page)
-      const duration = await playbackDuration(frame)
-      expect(duration).toBeGreaterThan(2.5)
-      expect(duration).toBeLessThan(4.5)
-      expect(await frame.textContent('#status')).toMatch(/^Recorded 0:0[34]\. Play it back, then press Send/)
-      await frame.evaluate((size) => {
-        const recorder = (globalThis as unknown as BrowserWindow).document.getElementById('recorder')
-        recorder.setAttribute('data-piece-size', size)
-      }, String(TEST_PIECE))
+    await record(frame, 3, page)
+    const duration = await playbackDuration(frame)
+    expect(duration).toBeGreaterThan(2.5)
+    expect(duration).toBeLessThan(4.5)
+    expect(await frame.textContent('#status')).toMatch(/^Recorded 0:0[34]\. Play it back, then press Send/)
+    await frame.evaluate((size) => {
+      const recorder = (globalThis as unknown as BrowserWindow).document.getElementById('recorder')
+      recorder.setAttribute('data-piece-size', size)
+    }, String(TEST_PIECE))
 
-      await frame.click('#send')
-      await frame.waitForSelector('#recorder[data-state="sent"], #recorder[data-state="error"]', { timeout: 30_000 })
-      expect(await frame.textContent('#alert')).toBe('')
-      expect(await stateOf(frame)).toBe('sent')
-      await page.screenshot({ path: join(ARTIFACTS, 'recorder-done.png') })
-      const name = (await frame.getAttribute('#recorder', 'data-file'))!
-      expect(name).toMatch(/^recording-\d{4}-\d{2}-\d{2}-\d{6}\.webm$/)
-      expect(await frame.getAttribute('#progress', 'value')).toBe('100')
-      expect(await frame.isVisible('#progress')).toBe(true)
-      const status = (await frame.textContent('#status'))!
-      expect(status).toMatch(new RegExp(`^Sent: ${name.replace('.', '\\.')} \\((\\d+) bytes\\)\\. It is now being prepared\\.`))
-      expect(await frame.isHidden('#toggle')).toBe(true)
-      expect(await frame.isDisabled('#send')).toBe(true)
+    await frame.click('#send')
+    await frame.waitForSelector('#recorder[data-state="sent"], #recorder[data-state="error"]', { timeout: 30_000 })
+    expect(await frame.textContent('#alert')).toBe('')
+    expect(await stateOf(frame)).toBe('sent')
+    await page.screenshot({ path: join(ARTIFACTS, 'recorder-done.png') })
+    const name = (await frame.getAttribute('#recorder', 'data-file'))!
+    expect(name).toMatch(/^recording-\d{4}-\d{2}-\d{2}-\d{6}\.webm$/)
+    expect(await frame.getAttribute('#progress', 'value')).toBe('100')
+    expect(await frame.isVisible('#progress')).toBe(true)
+    const status = (await frame.textContent('#status'))!
+    expect(status).toMatch(
+      new RegExp(`^Sent: ${name.replace('.', '\\.')} \\((\\d+) bytes\\)\\. It is now being prepared\\.`),
+    )
+    expect(await frame.isHidden('#toggle')).toBe(true)
+    expect(await frame.isDisabled('#send')).toBe(true)
 
-      // One request spent the code; then the pieces, in order, each answered by the json endpoint.
-      expect(linksAnswers).toEqual([200])
-      const pieces = (await Promise.all(pieceAnswers)) as [number, Record<string, unknown>][]
-      const size = Number(/\((\d+) bytes\)/.exec(status)![1])
-      const count = Math.ceil(size / TEST_PIECE)
-      expect(count).toBeGreaterThan(1)
-      expect(pieces).toHaveLength(count)
-      pieces.slice(0, -1).forEach(([code, body], index) => {
-        expect(code).toBe(200)
-        expect(body).toEqual({ chunk: index, chunks: count, bytes: (index + 1) * TEST_PIECE })
-      })
-      const [lastStatus, last] = pieces.at(-1)!
-      expect(lastStatus).toBe(200)
-      expect(last).toMatchObject({ result: { name, size } })
-      expect((await peekRecorderCode(app.kernel.services.reader, code))!.usedAt).not.toBeNull()
+    // One request spent the code; then the pieces, in order, each answered by the json endpoint.
+    expect(linksAnswers).toEqual([200])
+    const pieces = (await Promise.all(pieceAnswers)) as [number, Record<string, unknown>][]
+    const size = Number(/\((\d+) bytes\)/.exec(status)![1])
+    const count = Math.ceil(size / TEST_PIECE)
+    expect(count).toBeGreaterThan(1)
+    expect(pieces).toHaveLength(count)
+    pieces.slice(0, -1).forEach(([code, body], index) => {
+      expect(code).toBe(200)
+      expect(body).toEqual({ chunk: index, chunks: count, bytes: (index + 1) * TEST_PIECE })
+    })
+    const [lastStatus, last] = pieces.at(-1)!
+    expect(lastStatus).toBe(200)
+    expect(last).toMatchObject({ result: { name, size } })
+    expect((await peekRecorderCode(app.kernel.services.reader, code))!.usedAt).not.toBeNull()
 
-      // The recording, in pat's root, encoded like any upload: a finished video of about 3 s, with sound.
-      const { probe } = await expectEncoded(name, 'video')
-      expect(probe.format.format_name).toBe('matroska,webm')
-      expect(Number(probe.format.duration)).toBeGreaterThan(2.5)
-      expect(Number(probe.format.duration)).toBeLessThan(4.5)
-      expect(probe.streams.map((stream) => stream.codec_name).sort()).toEqual(['opus', 'vp8'])
+    // The recording, in pat's root, encoded like any upload: a finished video of about 3 s, with sound.
+    const { probe } = await expectEncoded(name, 'video')
+    expect(probe.format.format_name).toBe('matroska,webm')
+    expect(Number(probe.format.duration)).toBeGreaterThan(2.5)
+    expect(Number(probe.format.duration)).toBeLessThan(4.5)
+    expect(probe.streams.map((stream) => stream.codec_name).sort()).toEqual(['opus', 'vp8'])
 
-      // The other tab records, but the code is spent: the page says so and offers nothing more.
-      await record(other, 1)
-      await other.click('#send')
-      await other.waitForSelector('#recorder[data-state="error"]', { timeout: 10_000 })
-      expect(await other.getAttribute('#alert', 'data-problem')).toBe('refused')
-      expect(await other.textContent('#alert')).toBe(REFUSED_SEND)
-      expect(await other.isHidden('#toggle')).toBe(true)
-      expect(await other.isDisabled('#send')).toBe(true)
-      // Reloaded, the recorder of a used code is a page saying so; the API refuses the code too.
-      const reloaded = await other.reload()
-      expect(reloaded!.status()).toBe(410)
-      expect(await other.textContent('main[role="alert"] p')).toBe(USED_PAGE)
-      expect((await rawRequest(`${app.url}${uploadLinksPath(code)}`, 'POST')).status).toBe(412)
-      // Nothing else reached pat's root.
-      expect([...(await rootFiles()).keys()]).toEqual([name])
+    // The other tab records, but the code is spent: the page says so and offers nothing more.
+    await other.bringToFront()
+    await record(other, 1)
+    await other.click('#send')
+    await other.waitForSelector('#recorder[data-state="error"]', { timeout: 10_000 })
+    expect(await other.getAttribute('#alert', 'data-problem')).toBe('refused')
+    expect(await other.textContent('#alert')).toBe(REFUSED_SEND)
+    expect(await other.isHidden('#toggle')).toBe(true)
+    expect(await other.isDisabled('#send')).toBe(true)
+    // Reloaded, the recorder of a used code is a page saying so; the API refuses the code too.
+    const reloaded = await other.reload()
+    expect(reloaded!.status()).toBe(410)
+    expect(await other.textContent('main[role="alert"] p')).toBe(USED_PAGE)
+    expect((await rawRequest(`${app.url}${uploadLinksPath(code)}`, 'POST')).status).toBe(412)
+    // Nothing else reached pat's root.
+    expect([...(await rootFiles()).keys()]).toEqual([name])
 
-      expect(problems).toEqual([])
-      // The browser logs the refused request (412) and the reloaded page's status (410), nothing else.
-      expect(otherProblems).toEqual([
-        'console: Failed to load resource: the server responded with a status of 412 (Precondition Failed)',
-        'console: Failed to load resource: the server responded with a status of 410 (Gone)',
-      ])
-      await context.close()
-    },
-    180_000,
-  )
+    expect(problems).toEqual([])
+    // The browser logs the refused request (412) and the reloaded page's status (410), nothing else.
+    expect(otherProblems).toEqual([
+      'console: Failed to load resource: the server responded with a status of 412 (Precondition Failed)',
+      'console: Failed to load resource: the server responded with a status of 410 (Gone)',
+    ])
+    await context.close()
+  }, 180_000)
 
-  it('records sound only: no camera, and the recording becomes a finished audio file', async () => {
+  it('records sound only, sends again to the same link after a failed upload, and it becomes a finished audio file', async () => {
     const code = await deliver(app, pat)
     const context = await browser.newContext()
     const page = await context.newPage()
     const problems = watch(page)
+    const linksAnswers: number[] = []
+    page.on('response', (res) => {
+      if (res.url().endsWith(uploadLinksPath(code))) linksAnswers.push(res.status())
+    })
     await page.goto(`${app.url}/recorder/${code}`)
     await ready(page)
     await page.check('input[name="kind"][value="audio"]')
@@ -289,19 +296,41 @@ describe.skipIf(!HAS_CHROMIUM)('recorder page in Chromium (fake camera and micro
     await page.click('#toggle')
     await page.waitForSelector('#recorder[data-state="recorded"]', { timeout: 10_000 })
     expect(await playbackDuration(page)).toBeGreaterThan(1.5)
+
+    // The first upload fails (an error of the json endpoint, as a full disk would answer): the page says so.
+    const failure = { error: { code: 500, message: 'Internal error: the server log has the details.' } }
+    await page.route('**/upload/json?**', (route) =>
+      route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify(failure) }),
+    )
+    await page.click('#send')
+    await page.waitForSelector('#recorder[data-state="error"]', { timeout: 10_000 })
+    expect(await page.getAttribute('#alert', 'data-problem')).toBe('upload')
+    expect(await page.textContent('#alert')).toBe(
+      'The recording could not be sent: Internal error: the server log has the details.',
+    )
+    expect(await page.isEnabled('#send')).toBe(true)
+    expect(await page.isEnabled('#toggle')).toBe(true)
+    await page.unroute('**/upload/json?**')
+
+    // Send again: the same upload link, the code is not asked for twice.
     await page.click('#send')
     await page.waitForSelector('#recorder[data-state="sent"], #recorder[data-state="error"]', { timeout: 30_000 })
     expect(await page.textContent('#alert')).toBe('')
+    expect(linksAnswers).toEqual([200])
     const name = (await page.getAttribute('#recorder', 'data-file'))!
     expect(name).toMatch(/^recording-.*\.webm$/)
     const { probe } = await expectEncoded(name, 'audio')
     expect(probe.streams.map((stream) => stream.codec_name)).toEqual(['opus'])
-    expect(problems).toEqual([])
+    expect(problems).toEqual([
+      'console: Failed to load resource: the server responded with a status of 500 (Internal Server Error)',
+    ])
     await context.close()
   }, 120_000)
 
   /** Opens the recorder of a new code in a page where `init` runs first (to make the browser fail as asked). */
-  async function openFailing(init: string): Promise<{ page: Page; context: BrowserContext; code: string; problems: string[] }> {
+  async function openFailing(
+    init: string,
+  ): Promise<{ page: Page; context: BrowserContext; code: string; problems: string[] }> {
     const code = await deliver(app, pat)
     const context = await browser.newContext()
     await context.addInitScript(init)

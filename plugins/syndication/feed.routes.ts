@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import { type HttpContext, type Reply, type Router, notFound, reply } from '../../src/kernel/index.js'
 import { type MediaView, mediaQueries } from '../media/index.js'
-import { channelQueries } from './channel.queries.js'
+import { channelQueries } from '../channels/index.js'
 import { feedItems } from './feed.items.js'
 import { feedQueries } from './feed.queries.js'
 import { feedRss } from './feed.rss.js'
-import { FEED_CHANNEL_TYPE, FEED_FILE, feedUrl } from './feed.url.js'
+import { FEED_CHANNEL_TYPE, FEED_FILE, feedUrl } from '../channels/index.js'
 
 /** The most items a feed lists (the newest): enough for any reader's history, small enough to build on each miss. */
 export const FEED_LIMIT = 100

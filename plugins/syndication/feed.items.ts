@@ -1,10 +1,10 @@
 import type { HttpContext } from '../../src/kernel/index.js'
 import { type RenditionView, renditionQueries } from '../encoding/index.js'
-import { channelOffer } from './channel.offer.js'
-import type { FlavorChoice } from './channel.types.js'
+import { describeResources } from '../resources/index.js'
+import { channelOffer } from '../channels/index.js'
+import type { FlavorChoice } from '../channels/index.js'
 import type { FeedEntry } from './feed.queries.js'
-import { resourcesApi } from './feed.resources.js'
-import { syndicationChannelType } from './syndication.channel-type.js'
+import { syndicationChannelType } from '../channels/index.js'
 
 /**
  * Seconds the media links of a feed stay valid at least: a week, so a podcast app that fetched
@@ -82,7 +82,6 @@ function contentOf(choice: FlavorChoice, url: string, duration: number | null, d
  */
 export async function feedItems(c: HttpContext, mediaId: number, entries: readonly FeedEntry[]): Promise<FeedItem[]> {
   if (!entries.length) return []
-  const { describeResources } = await resourcesApi()
   const reader = c.services.reader
   const fileIds = [...new Set(entries.map((e) => e.resource.fileId))]
   const [details, renditions, thumbnails, offer] = await Promise.all([

@@ -1,6 +1,9 @@
 import { XMLValidator } from 'fast-xml-parser'
 import Parser from 'rss-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { feedQueries } from '../../../plugins/syndication/feed.queries.js'
+import { FEED_LIMIT } from '../../../plugins/syndication/feed.routes.js'
+import { mediaQueries } from '../../../plugins/media/index.js'
 import type { TestApp } from '../../helpers/app.js'
 import type { DigestClient } from '../../helpers/digest-client.js'
 import { multipartRequest } from '../../helpers/multipart.js'
@@ -270,6 +273,28 @@ describe('syndication feed', () => {
     expect(after.status).toBe(200)
     expect(after.headers.etag).not.toBe(before)
     expect((await rss.parseString(after.body.toString())).items[0]!.title).toBe('Lecture 2')
+  })
+
+  it('follows stream visibility down the tree: a hidden stream made visible publishes its sub-stream', async () => {
+    const visibility = async (value: string) => {
+      const res = await admin.put(`/stream/${slugs.backstage}`, { form: { visibility: value } })
+      expect(res.status, res.body).toBe(201)
+    }
+    await visibility('visible')
+    try {
+      const guids = (await rss.parseString((await feed()).body.toString())).items.map((item) => item.guid)
+      expect(guids).toEqual([slugs.inHidden, published.second, published.first])
+    } finally {
+      await visibility('hidden')
+    }
+    expect((await rss.parseString((await feed()).body.toString())).items).toHaveLength(2)
+  })
+
+  it('lists the newest items only, up to its limit', async () => {
+    const media = await mediaQueries.bySlug(app.kernel.services.reader, slugs.media!)
+    const newest = await feedQueries.entries(app.kernel.services.reader, media!.id, 1)
+    expect(newest.map((e) => e.resource.slug)).toEqual([published.second])
+    expect(FEED_LIMIT).toBe(100)
   })
 
   it('404 for an api channel, an offline syndication channel, an unknown channel or media', async () => {

@@ -1,0 +1,15 @@
+import { definePlugin } from '../../src/kernel/index.js'
+import { feedRoutes } from './feed.routes.js'
+
+/**
+ * The feeds of syndication channels: `GET /media/<slug>/channel/<slug>/feed.rss` (public),
+ * RSS 2.0 with Media RSS and iTunes tags, listing the visible resources of the media's visible
+ * streams with tokenized media URLs that feed readers and podcast apps fetch without credentials.
+ */
+export default definePlugin({
+  name: 'syndication',
+  dependsOn: ['channels', 'resources'],
+  register(ctx) {
+    ctx.routes(feedRoutes)
+  },
+})
