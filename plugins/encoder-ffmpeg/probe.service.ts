@@ -40,6 +40,7 @@ export class ProbeService {
         `file:${path}`,
       ])
       result = classify(data as FfprobeData)
+      if (result.type === 'other') result = await this.withPacketDuration(run, path, data as FfprobeData, result)
     } catch {
       if (signal?.aborted) throw signal.reason
       result = notMedia()
@@ -47,6 +48,35 @@ export class ProbeService {
     if (result.type === 'other') return (await isDocument(path)) ? notMedia('document') : result
     if (result.type === 'image') return this.oriented(run, path, result)
     return result
+  }
+
+  /**
+   * Live recordings (a browser's MediaRecorder WebM) carry no duration in their header: the
+   * streams are there, the length is not, so they classify as nothing. Their length is then
+   * the time of their last packet, read from the packets themselves (the whole file is read,
+   * packets only, nothing decoded).
+   */
+  private async withPacketDuration(
+    run: EncoderRun,
+    path: string,
+    data: FfprobeData,
+    result: ProbeResult,
+  ): Promise<ProbeResult> {
+    const streams = data.streams ?? []
+    const undated = !data.format?.duration && streams.every((stream) => !stream.duration)
+    const target = streams.some((s) => s.codec_type === 'video')
+      ? 'v:0'
+      : streams.some((s) => s.codec_type === 'audio')
+        ? 'a:0'
+        : null
+    if (!undated || !target) return result
+    const packets = (await run.ffprobe([
+      ...['-v', 'error', ...PROTOCOLS, '-select_streams', target],
+      ...['-show_entries', 'packet=pts_time', '-of', 'json=c=1', `file:${path}`],
+    ])) as { packets?: { pts_time?: string }[] }
+    const last = Math.max(0, ...(packets.packets ?? []).map((packet) => Number(packet.pts_time) || 0))
+    if (last <= 0) return result
+    return classify({ ...data, format: { ...data.format, duration: String(last) } })
   }
 
   /**

@@ -84,7 +84,12 @@ export default definePlugin({
     if (ctx.config.purge_schedule) {
       let job: CronJob | undefined
       ctx.onServe(() => {
-        job = schedulePurge(ctx.config.purge_schedule, ctx.log, () => runPurge())
+        // Every plugin's part of the purge (what `mediactl purge` runs), on one schedule.
+        job = schedulePurge(ctx.config.purge_schedule, ctx.log, async () => {
+          const report: Record<string, number> = {}
+          await ctx.emit('maintenance.purge', { now: new Date(), report })
+          return report
+        })
       })
       ctx.onStop(() => job?.stop())
     }

@@ -51,7 +51,7 @@ export async function purge(
 }
 
 /** Runs `run` on `schedule` (cron syntax) until stopped; a failing run is logged, the next one still comes. */
-export function schedulePurge(schedule: string, log: Logger, run: () => Promise<PurgeReport>): CronJob {
+export function schedulePurge(schedule: string, log: Logger, run: () => Promise<Record<string, number>>): CronJob {
   let running = false
   return CronJob.from({
     cronTime: schedule,
@@ -61,7 +61,7 @@ export function schedulePurge(schedule: string, log: Logger, run: () => Promise<
       running = true
       try {
         const report = await run()
-        if (report.pendingUploads || report.other || report.trash) log.info(report, 'purged abandoned uploads')
+        if (Object.values(report).some((count) => count > 0)) log.info({ removed: report }, 'purged')
       } catch (error) {
         log.error({ err: error }, 'purge failed; it runs again on schedule')
       } finally {

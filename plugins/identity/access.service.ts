@@ -61,7 +61,11 @@ export async function accessesReply(c: HttpContext, status: number, owner: Acces
     if (!kinds.has(ref.kind)) return Promise.resolve(null)
     const key = `${ref.kind}:${ref.id}`
     let slug = slugs.get(key)
-    if (!slug) slugs.set(key, (slug = c.authz.slugOf(ref)))
+    // Lists name only what the caller may see: an object hidden from them gets an empty link.
+    if (!slug) {
+      slug = c.authz.hiddenFrom(c.principal, ref).then((hidden) => (hidden ? null : c.authz.slugOf(ref)))
+      slugs.set(key, slug)
+    }
     return slug
   }
   const items: AccessView[] = []
@@ -128,7 +132,7 @@ async function objectFor(c: HttpContext, subject: Subject, kind: string, slug: s
   if (!ref) return undefined
   if ((await c.authz.chain(ref)).at(-1)!.id !== subject.platformId) return undefined
   const flags = await c.authz.flagsOn(c.principal, ref)
-  return holds(flags, `${kind}.view`) ? { ref, flags } : undefined
+  return (await c.authz.sees(c.principal, ref, flags)) ? { ref, flags } : undefined
 }
 
 const listNames = (names: string[]): string => names.join(', ')
@@ -204,6 +208,10 @@ export async function revokeAccess(c: HttpContext, subject: Subject, publicId: s
   if (!grant) throw notFound(`No access "${publicId}" of ${subject.kind} "${subject.name}".`)
   if (c.authz.kindNames().includes(grant.object.kind)) {
     const target = { ref: grant.object, flags: await c.authz.flagsOn(c.principal, grant.object) }
+    // An access on something the caller may not see (a hidden stream) is as if it did not exist.
+    if (!(await c.authz.sees(c.principal, grant.object, target.flags))) {
+      throw notFound(`No access "${publicId}" of ${subject.kind} "${subject.name}".`)
+    }
     if (!mayManage(c, subject, target)) throw forbidden(needsManage(subject, grant.object.kind))
     requireEveryFlag(target, { slug: grant.roleSlug, permissions: grant.permissions }, 'revoke')
   } else if (

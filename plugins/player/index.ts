@@ -1,8 +1,5 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import resources from '../resources/index.js'
-import '../players/index.js'
-import '../streams/index.js'
-import '../widgets/index.js'
 import init from './migrations/20261212-player-view-sessions.js'
 import { PlayerAssets } from './player-assets.js'
 import { playerConfigSchema } from './player.config.js'
@@ -11,8 +8,7 @@ import { PlayerViewSessionEntity } from './player-view-session.entity.js'
 import { purgeViewSessions } from './player-view.service.js'
 
 export { type PlayerViewSession, PlayerViewSessionEntity } from './player-view-session.entity.js'
-export { VIEW_TOKEN_PURPOSE, purgeViewSessions, recordView, viewToken } from './player-view.service.js'
-export { bestEncoding } from './player-assets.js'
+export { VIEW_TOKEN_PURPOSE, purgeViewSessions, viewToken } from './player-view.service.js'
 
 /**
  * The player (docs/api.md, The player page): the public player page of a resource

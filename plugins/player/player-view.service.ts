@@ -50,8 +50,8 @@ let lastPurge = 0
  * Counts a view of a resource once per session: the session id is inserted into
  * `player_view_sessions` (unique), and only the request that inserted it adds one to the
  * resource's `views`; a replay, concurrent or later, inserts nothing and counts nothing.
- * Two statements, not one transaction: `countView` runs on its own connection, and losing a
- * view to a crash between them is better than counting one twice. Rows of expired tokens are
+ * Two statements, not one transaction: a crash between them loses one view rather than
+ * counting one twice. Rows of expired tokens are
  * removed here too, at most once a minute per process, so the table holds about
  * `player.view_token_ttl` worth of sessions without a scheduled job. Answers whether it counted.
  */

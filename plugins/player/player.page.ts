@@ -102,10 +102,8 @@ export function playerPage(input: PlayerPageInput): SafeHtml {
   const scripts = playable
     ? [sources.hls && input.scripts.hls ? input.scripts.hls : null, input.scripts.player].filter((src) => src !== null)
     : []
-  // prettier-ignore
   const video = html`<video id="video" playsinline preload="none"${details.thumbnail ? html` poster="${details.thumbnail}"` : ''}${flag(behavior.controls, 'controls')}${flag(behavior.muted, 'muted')}${flag(behavior.loop, 'loop')}>
 ${sources.files.map((file) => html`<source src="${file.url}" type="${file.type}">\n`)}${details.subtitles.map((s, i) => html`<track kind="subtitles" srclang="${s.language}" label="${languageName(s.language)}" src="${s.href}"${flag(i === track, 'default')}>\n`)}</video>`
-  // prettier-ignore
   return html`<!doctype html>
 <html lang="en">
 <head>

@@ -116,7 +116,13 @@ export function playerRoutes(r: Router, options: PlayerRouteOptions): void {
         null,
       )
     }),
-    { public: true, permission: PAGE_PERMISSION, produces: 'text/html', tokenPurpose: RESOURCE_TOKEN_PURPOSE },
+    {
+      public: true,
+      permission: PAGE_PERMISSION,
+      produces: 'text/html',
+      tokenPurpose: RESOURCE_TOKEN_PURPOSE,
+      embeddable: true,
+    },
   )
 
   r.post(
@@ -175,6 +181,12 @@ export function playerRoutes(r: Router, options: PlayerRouteOptions): void {
       }
       return page(c, resource, choice, widget)
     }),
-    { public: true, permission: PAGE_PERMISSION, produces: 'text/html', tokenPurpose: RESOURCE_TOKEN_PURPOSE },
+    {
+      public: true,
+      permission: PAGE_PERMISSION,
+      produces: 'text/html',
+      tokenPurpose: RESOURCE_TOKEN_PURPOSE,
+      embeddable: true,
+    },
   )
 }

@@ -22,11 +22,9 @@ function streamSection(view: PortalView, item: HomeStream, depth: number): SafeH
   const id = `stream-${stream.slug}`
   const tag = headingOf(depth)
   const href = view.links.stream(stream.slug)
-  // prettier-ignore
-  const more = total > latest.length ? html`<p class="more"><a href="${href}">All ${total} in ${stream.title}</a></p>` : null
-  // prettier-ignore
+  const more =
+    total > latest.length ? html`<p class="more"><a href="${href}">All ${total} in ${stream.title}</a></p>` : null
   const empty = latest.length === 0 ? html`<p class="empty">Nothing published here yet.</p>` : null
-  // prettier-ignore
   return html`<section class="stream" aria-labelledby="${id}">
 <div class="stream-head"><${tag} id="${id}"><a href="${href}">${stream.title}</a></${tag}>${stream.subtitle ? html`<p>${stream.subtitle}</p>` : null}</div>
 ${cardList(latest, (slug) => view.links.resource(slug))}${empty}${more}
@@ -40,7 +38,6 @@ ${item.children.map((child) => streamSection(view, child, depth + 1))}</section>
  */
 export function homePage(view: PortalView, streams: readonly HomeStream[], page: number, pages: number): SafeHtml {
   const { media } = view
-  // prettier-ignore
   const main = html`<h1>${media.name}</h1>
 ${textBlock(media.description)}
 ${streams.length === 0 ? html`<p class="empty">Nothing published yet.</p>` : null}
@@ -49,7 +46,7 @@ ${pager(page, pages, (n) => view.links.home(n), 'Pages of streams')}`
   return layout(view, {
     title: page > 1 ? `Page ${page}` : undefined,
     main,
-    current: { home: true },
+    current: { home: true, exact: page === 1 },
     summary: media.description,
   })
 }

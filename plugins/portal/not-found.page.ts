@@ -7,7 +7,6 @@ import { type PortalView, layout } from './portal.layout.js'
  * the same for all of them: hidden content is not revealed.
  */
 export function notFoundPage(view: PortalView, message: string): SafeHtml {
-  // prettier-ignore
   const main = html`<h1>Not found</h1>
 <p>${message}</p>
 <p><a href="${view.links.home()}">Back to the home page of ${view.media.name}</a></p>`

@@ -31,21 +31,28 @@ export function streamTrail(view: PortalView, stream: StreamView, includeStream:
 
 function breadcrumbs(trail: readonly Crumb[]): SafeHtml | null {
   if (trail.length === 0) return null
-  // prettier-ignore
   const items = trail.map((crumb) =>
     crumb.href
       ? html`<li><a href="${crumb.href}">${crumb.label}</a></li>`
       : html`<li><span aria-current="page">${crumb.label}</span></li>`,
   )
-  // prettier-ignore
   return html`<nav class="breadcrumbs" aria-label="Breadcrumb"><ol>${items}</ol></nav>`
 }
 
-function siteNav(view: PortalView, current: { home?: boolean; streamId?: number }): SafeHtml {
+/**
+ * Where the visitor is, for the header's navigation: the home page or the top-level stream whose
+ * section the page belongs to; `exact` when the page is that link's own page (`aria-current="page"`),
+ * else the link marks the section (`aria-current="true"`).
+ */
+export interface NavCurrent {
+  home?: boolean
+  streamId?: number
+  exact?: boolean
+}
+
+function siteNav(view: PortalView, current: NavCurrent): SafeHtml {
   const streams = view.tree.roots.slice(0, NAV_STREAMS)
-  // prettier-ignore
-  const here = (yes: boolean | undefined) => (yes ? html` aria-current="page"` : null)
-  // prettier-ignore
+  const here = (yes: boolean | undefined) => (yes ? html` aria-current="${current.exact ? 'page' : 'true'}"` : null)
   return html`<nav class="site-nav" aria-label="Main"><ul>
 <li><a href="${view.links.home()}"${here(current.home)}>Home</a></li>
 ${streams.map((s) => html`<li><a href="${view.links.stream(s.slug)}"${here(current.streamId === s.id)}>${s.title}</a></li>\n`)}</ul></nav>`
@@ -58,7 +65,7 @@ export interface PageParts {
   /** The content of `<main>`, starting with its `<h1>`. */
   main: SafeHtml
   trail?: readonly Crumb[]
-  current?: { home?: boolean; streamId?: number }
+  current?: NavCurrent
   /** Text for `<meta name="description">`. */
   summary?: string
 }
@@ -71,7 +78,6 @@ export function layout(view: PortalView, parts: PageParts): SafeHtml {
   const { media, look, links } = view
   const title = parts.title ? `${parts.title} · ${media.name}` : media.name
   const summary = (parts.summary ?? '').replace(/\s+/g, ' ').trim().slice(0, 300)
-  // prettier-ignore
   return html`<!doctype html>
 <html lang="en" class="theme-${look.theme} skin-${look.skin}">
 <head>

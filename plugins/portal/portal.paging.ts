@@ -16,10 +16,7 @@ export const pageCount = (total: number, size: number): number => Math.max(1, Ma
 /** Previous / next links between pages of a list, and where the visitor is; null for a single page. */
 export function pager(page: number, pages: number, hrefOf: (page: number) => string, label: string): SafeHtml | null {
   if (pages <= 1) return null
-  // prettier-ignore
   const previous = page > 1 ? html`<li><a rel="prev" href="${hrefOf(page - 1)}">Previous page</a></li>` : null
-  // prettier-ignore
   const next = page < pages ? html`<li><a rel="next" href="${hrefOf(page + 1)}">Next page</a></li>` : null
-  // prettier-ignore
   return html`<nav class="pager" aria-label="${label}"><ul>${previous}<li><span aria-current="page">Page ${page} of ${pages}</span></li>${next}</ul></nav>`
 }

@@ -12,9 +12,8 @@ export function textBlock(text: string): SafeHtml | null {
     .map((part) => part.trim())
     .filter(Boolean)
   if (paragraphs.length === 0) return null
-  // prettier-ignore
-  const lines = (paragraph: string) => paragraph.split('\n').map((line, i) => (i === 0 ? html`${line}` : html`<br>${line}`))
-  // prettier-ignore
+  const lines = (paragraph: string) =>
+    paragraph.split('\n').map((line, i) => (i === 0 ? html`${line}` : html`<br>${line}`))
   return html`<div class="text">${paragraphs.map((p) => html`<p>${lines(p)}</p>`)}</div>`
 }
 
@@ -29,7 +28,6 @@ export function clock(seconds: number): string {
 
 /** A duration as a `<time>` element (machine-readable ISO 8601 duration, human clock). */
 export function durationTime(seconds: number): SafeHtml {
-  // prettier-ignore
   return html`<time datetime="${`PT${Math.round(seconds * 100) / 100}S`}">${clock(seconds)}</time>`
 }
 
@@ -37,6 +35,5 @@ const DATE = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UT
 
 /** A date as a `<time>` element (ISO 8601, and the day in words, UTC). */
 export function dateTime(date: Date): SafeHtml {
-  // prettier-ignore
   return html`<time datetime="${date.toISOString()}">${DATE.format(date)}</time>`
 }

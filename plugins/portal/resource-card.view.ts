@@ -14,21 +14,17 @@ export interface CardItem {
  */
 export function resourceCard(item: CardItem, href: string): SafeHtml {
   const { resource, details } = item
-  // prettier-ignore
   const picture = details?.thumbnail
     ? html`<img class="thumb" src="${details.thumbnail}" alt="${resource.title}" width="320" height="180" loading="lazy" decoding="async">`
     : html`<span class="thumb" aria-hidden="true"></span>`
-  // prettier-ignore
   const duration = details?.duration
     ? html`<span class="duration"><span class="visually-hidden">Duration: </span>${durationTime(details.duration)}</span>`
     : null
-  // prettier-ignore
   return html`<li class="card"><a href="${href}">${picture}<span class="card-body"><span class="card-title">${resource.title}</span>${duration}</span></a></li>`
 }
 
 /** A list of cards; null when empty. */
 export function cardList(items: readonly CardItem[], hrefOf: (slug: string) => string): SafeHtml | null {
   if (items.length === 0) return null
-  // prettier-ignore
   return html`<ul class="cards">${items.map((item) => resourceCard(item, hrefOf(item.resource.slug)))}</ul>`
 }

@@ -8,7 +8,6 @@ import { dateTime, durationTime, textBlock } from './portal.text.js'
 function languages(details: ResourceDetails): SafeHtml | null {
   const codes = [...new Set(details.subtitles.map((s) => s.language))]
   if (codes.length === 0) return null
-  // prettier-ignore
   return html`<dt>Subtitles</dt><dd><ul class="languages">${codes.map((code) => html`<li><span lang="${code}">${languageName(code)}</span></li>`)}</ul></dd>`
 }
 
@@ -23,13 +22,11 @@ export function resourcePage(
   details: ResourceDetails,
   playerUrl: string,
 ): SafeHtml {
-  // prettier-ignore
   const meta = html`<dl class="meta">
 ${resource.publishedAt ? html`<dt>Published</dt><dd>${dateTime(resource.publishedAt)}</dd>\n` : null}${details.duration ? html`<dt>Duration</dt><dd>${durationTime(details.duration)}</dd>\n` : null}${languages(details)}
 <dt>In</dt><dd><a href="${view.links.stream(stream.slug)}">${stream.title}</a></dd>
 </dl>`
   const description = textBlock(resource.description)
-  // prettier-ignore
   const main = html`<article aria-labelledby="resource-title">
 <h1 id="resource-title">${resource.title}</h1>
 ${resource.subtitle ? html`<p class="lead">${resource.subtitle}</p>` : null}

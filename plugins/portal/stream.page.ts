@@ -7,7 +7,6 @@ import { type CardItem, cardList } from './resource-card.view.js'
 
 function subStreamList(view: PortalView, streams: readonly StreamView[]): SafeHtml | null {
   if (streams.length === 0) return null
-  // prettier-ignore
   return html`<ul>${streams.map((s) => html`<li><a href="${view.links.stream(s.slug)}">${s.title}</a>${subStreamList(view, view.tree.childrenOf(s.id))}</li>`)}</ul>`
 }
 
@@ -21,13 +20,11 @@ export interface StreamPageItems {
 /** A stream's page: its title, subtitle and description, its visible sub-streams, its visible resources (paged, newest first). */
 export function streamPage(view: PortalView, stream: StreamView, list: StreamPageItems): SafeHtml {
   const children = view.tree.childrenOf(stream.id)
-  // prettier-ignore
   const subStreams = children.length
     ? html`<section aria-labelledby="sub-streams"><h2 id="sub-streams">Sub-streams</h2>
 <div class="sub-streams">${subStreamList(view, children)}</div></section>`
     : null
   const cards = cardList(list.items, (slug) => view.links.resource(slug))
-  // prettier-ignore
   const main = html`<h1>${stream.title}</h1>
 ${stream.subtitle ? html`<p class="lead">${stream.subtitle}</p>` : null}
 ${textBlock(stream.description)}
@@ -41,7 +38,7 @@ ${pager(list.page, list.pages, (n) => view.links.stream(stream.slug, n), 'Pages 
     title: list.page > 1 ? `${stream.title} (page ${list.page})` : stream.title,
     main,
     trail: [...streamTrail(view, stream, false), { label: stream.title }],
-    current: { streamId: root.id },
+    current: { streamId: root.id, exact: root.id === stream.id && list.page === 1 },
     summary: stream.subtitle || stream.description,
   })
 }

@@ -73,6 +73,7 @@ export function recorderPageRoutes(r: Router, files: FilesConfig): void {
     public: true,
     permission: PAGE_PERMISSION,
     produces: 'text/html',
+    embeddable: true,
   })
   r.get('/recorder/assets/:file', script, {
     public: true,

@@ -1,6 +1,6 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import '../metadata/index.js'
-import { STREAM_KIND } from '../streams/index.js'
+import { STREAM_KIND, streamQueries } from '../streams/index.js'
 import init from './migrations/20261209-resources-init.js'
 import { resourceMediaRoutes } from './resource-media.routes.js'
 import { ResourceEntity } from './resource.entity.js'
@@ -41,6 +41,12 @@ export default definePlugin({
       },
       idOf: async (reader, slug) => (await resourceQueries.bySlug(reader, slug))?.id ?? null,
       slugOf: async (reader, id) => (await resourceQueries.byId(reader, id))?.slug ?? null,
+      hidden: async (reader, id) => {
+        const resource = await resourceQueries.byId(reader, id)
+        return (
+          !!resource && (resource.visibility !== 'visible' || (await streamQueries.isHidden(reader, resource.streamId)))
+        )
+      },
     })
     ctx.routes((r) => {
       resourceRoutes(r, ctx.config)

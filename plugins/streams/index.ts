@@ -35,6 +35,7 @@ export default definePlugin({
       },
       idOf: async (reader, slug) => (await streamQueries.bySlug(reader, slug))?.id ?? null,
       slugOf: async (reader, id) => (await streamQueries.byId(reader, id))?.slug ?? null,
+      hidden: (reader, id) => streamQueries.isHidden(reader, id),
     })
     ctx.routes(streamRoutes)
     ctx.on('media.deleting', async ({ em, ids }) => {

@@ -45,6 +45,7 @@ describe('mediactl purge', () => {
         'expired resumable uploads': 0,
         'stored objects of deleted files': 1,
         'expired recorder codes': 0,
+        'expired player view sessions': 0,
       },
     })
     expect(await withKernel((kernel) => kernel.services.ports.get('storage').stat(KEY))).toBeNull()
@@ -54,7 +55,7 @@ describe('mediactl purge', () => {
     const result = await cli(['purge'], opts())
     expect(result.code).toBe(0)
     expect(result.stdout).toBe(
-      'Removed:\n  pending uploads: 0\n  expired resumable uploads: 0\n  stored objects of deleted files: 0\n  expired recorder codes: 0\n',
+      'Removed:\n  pending uploads: 0\n  expired resumable uploads: 0\n  stored objects of deleted files: 0\n  expired recorder codes: 0\n  expired player view sessions: 0\n',
     )
   })
 })

@@ -112,6 +112,30 @@ export class Authz {
     return flags
   }
 
+  /**
+   * Whether the user sees the object: `<kind>.view` on it, and `<kind>.view_protected` when its
+   * kind says it is hidden (`ObjectKind.hidden`). `flags`: the user's flags on it, when known.
+   */
+  async sees(user: Principal, ref: ObjectRef, flags?: ReadonlySet<string> | 'all'): Promise<boolean> {
+    const held = flags ?? (await this.flagsOn(user, ref))
+    if (held === 'all') return true
+    if (!held.has(`${ref.kind}.view`)) return false
+    const kind = this.kind(ref.kind)
+    if (!kind.hidden || held.has(`${ref.kind}.view_protected`)) return true
+    return !(await kind.hidden(this.reader, ref.id))
+  }
+
+  /**
+   * Whether the object is hidden from the user: not public (`ObjectKind.hidden`) and the user
+   * lacks `<kind>.view_protected` on it. Lists that name objects leave such ones unnamed.
+   */
+  async hiddenFrom(user: Principal, ref: ObjectRef): Promise<boolean> {
+    const kind = this.kind(ref.kind)
+    if (!kind.hidden || !(await kind.hidden(this.reader, ref.id))) return false
+    const held = await this.flagsOn(user, ref)
+    return held !== 'all' && !held.has(`${ref.kind}.view_protected`)
+  }
+
   /** Whether the user may do `action` (`model.action`) on the object. */
   async can(user: Principal, action: string, ref: ObjectRef): Promise<boolean> {
     const flags = await this.flagsOn(user, ref)

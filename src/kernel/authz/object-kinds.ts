@@ -21,4 +21,9 @@ export interface ObjectKind {
   idOf(reader: Reader, slug: string): Promise<number | null>
   /** The slug of an object, for links (`/<kind>/<slug>`), or null when it is gone. */
   slugOf(reader: Reader, id: number): Promise<string | null>
+  /**
+   * Whether the object is not public (a hidden or draft stream or resource, or one inside such
+   * a stream): seeing it then also needs `<kind>.view_protected`. Absent: always public.
+   */
+  hidden?(reader: Reader, id: number): Promise<boolean>
 }

@@ -156,6 +156,7 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
 
   async function handle(req: IncomingMessage, res: ServerResponse, state: { user?: string }): Promise<void> {
     let produces: string | undefined
+    let embeddable = false
     try {
       const { path: fullPath, search } = splitTarget(req.url ?? '/')
       const mounted = await hostPrefixOf(req)
@@ -166,6 +167,7 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
           : fullPath
       const match = routes.match(req.method ?? 'GET', path)
       produces = match?.route.options.produces
+      embeddable = match?.route.options.embeddable ?? false
       if (!acceptsXml(req.headers.accept) && !(produces && accepts(req.headers.accept, produces))) {
         throw new HttpError(406, 'Only XML is available: send Accept: application/xml (or leave Accept out).')
       }
@@ -174,7 +176,9 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
       const purpose = match?.route.options.tokenPurpose
       const sent = purpose ? queryToken(search) : undefined
       if (purpose && sent !== undefined) {
-        token = checkToken(services.secret, purpose, sent, options.challenge)
+        // Pages get no Digest challenge: a browser would prompt for a login instead of showing the page.
+        const challenge = produces === HTML_PRODUCES ? undefined : options.challenge
+        token = checkToken(services.secret, purpose, sent, challenge)
       } else if (!match?.route.options.public) {
         user = await options.authenticate(req)
         state.user = user.username
@@ -197,7 +201,7 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
       send(
         res,
         page
-          ? reply.page(answer.status, errorPage(answer.status, answer.message), { headers: answer.headers })
+          ? reply.page(answer.status, errorPage(answer.status, answer.message), { headers: answer.headers, embeddable })
           : { status: answer.status, xml: errorDocument(answer), headers: answer.headers },
         {},
         options.isClosing?.() ?? false,

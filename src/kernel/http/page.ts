@@ -105,7 +105,7 @@ export function errorPage(status: number, message: string): string {
   const title = titles[status] ?? `Error ${status}`
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${title}</title>
+<link rel="icon" href="data:,"><title>${title}</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;background:#111;color:#eee}
 main{max-width:32rem;padding:1.5rem;text-align:center}h1{font-size:1.25rem;margin:0 0 .5rem}</style></head>
 <body><main role="alert" data-status="${status}"><h1>${title}</h1><p>${message}</p></main></body></html>`.markup

@@ -22,6 +22,11 @@ export interface RouteOptions {
    * parameter the route authenticates with Digest as usual.
    */
   tokenPurpose?: string
+  /**
+   * A page other sites may frame (the player, the recorder): its error pages may be framed
+   * too, so an embed shows "Not found" instead of a blocked frame.
+   */
+  embeddable?: boolean
 }
 
 export interface Route {

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EncoderInputError } from '../../../plugins/encoder-ffmpeg/index.js'
 import { runningProcesses } from '../../../plugins/encoder-ffmpeg/ffmpeg-process.js'
-import { ffmpeg, makeExifJpeg, makeVideo, testEncoder } from './media.helpers.js'
+import { ffmpeg, ffprobe, makeExifJpeg, makeVideo, testEncoder } from './media.helpers.js'
 
 const encoder = testEncoder({ probe_time_limit: 10 })
 let dir: string
@@ -71,6 +71,11 @@ beforeAll(async () => {
   // Lists of local media only, which ffprobe itself reads: refused by their format.
   writeFileSync(file('local.ffconcat'), "ffconcat version 1.0\nfile 'video.mp4'\n")
   ffmpeg('-i', file('video.mp4'), '-c', 'copy', '-f', 'mpegts', file('segment.ts'))
+  // As a browser's MediaRecorder writes WebM: live, so no duration and no index in the header.
+  ffmpeg(
+    ...['-f', 'lavfi', '-i', 'testsrc=size=64x36:rate=10:duration=2', '-f', 'lavfi', '-i', 'sine=duration=2'],
+    ...['-c:v', 'libvpx', '-b:v', '200k', '-c:a', 'libopus', '-live', '1', '-f', 'webm', file('recording.webm')],
+  )
   writeFileSync(file('local.m3u8'), '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nsegment.ts\n#EXT-X-ENDLIST\n')
   writeFileSync(
     file('session.sdp'),
@@ -108,6 +113,14 @@ describe('encoder-ffmpeg probe', () => {
     const probe = await encoder.probe(file('silent.mkv'))
     expect(probe).toMatchObject({ type: 'video', format: 'matroska,webm', width: 64, height: 36 })
     expect(probe.streams).toHaveLength(1)
+  })
+
+  it('reads a live WebM (MediaRecorder: no duration in its header) as video, its length from its packets', async () => {
+    const header = ffprobe(file('recording.webm'))
+    expect(header.format.duration ?? null).toBeNull()
+    const probe = await encoder.probe(file('recording.webm'))
+    expect(probe).toMatchObject({ type: 'video', width: 64, height: 36 })
+    expect(probe.duration).toBeGreaterThan(1.5)
   })
 
   it('reads MPEG-TS (the bundled static ffprobe crashed on its service names)', async () => {

@@ -144,10 +144,13 @@ export function fileEventRecorder(): { plugin: PluginDefinition; events: SeenEve
  * Configuration of the file store alone: the default plugins without the media pipeline,
  * whose jobs would move files on from `pending` (`fileEventRecorder` stands in for it).
  */
+const DEFAULT_PLUGINS = (
+  parse(readFileSync(join(import.meta.dirname, '../../../config/default.yaml'), 'utf8')) as { plugins: string[] }
+).plugins
+
 export const STORE_ONLY: Record<string, unknown> = {
-  plugins: (
-    parse(readFileSync(join(import.meta.dirname, '../../../config/default.yaml'), 'utf8')) as { plugins: string[] }
-  ).plugins.filter((name) => name !== 'encoding' && name !== 'subtitles'),
+  // Everything listed before the pipeline: what comes after it (subtitles, publishing) builds on it.
+  plugins: DEFAULT_PLUGINS.slice(0, DEFAULT_PLUGINS.indexOf('encoding')),
 }
 
 /** The storage key layout: generated, never derived from names. */

@@ -11,7 +11,7 @@ import {
   createUser,
 } from '../../../plugins/identity/index.js'
 import { Readable } from 'node:stream'
-import { ChannelEntity } from '../../../plugins/channels/index.js'
+import { ChannelEntity, FEED_CHANNEL_TYPE } from '../../../plugins/channels/index.js'
 import { RenditionEntity } from '../../../plugins/encoding/index.js'
 import { DirectoryEntity, StoredFileEntity } from '../../../plugins/files/index.js'
 import { MediaEntity } from '../../../plugins/media/index.js'
@@ -21,7 +21,7 @@ import { PlayerBehaviorEntity, PlayerThemeEntity } from '../../../plugins/player
 import { BEHAVIORS } from '../../../plugins/players/player-behavior.family.js'
 import { THEMES } from '../../../plugins/players/player-theme.family.js'
 import { createPlayer } from '../../../plugins/players/player.service.js'
-import { issueRecorderCode } from '../../../plugins/recorder/index.js'
+import { consumeRecorderCode, issueRecorderCode } from '../../../plugins/recorder/index.js'
 import { ResourceEntity, resourceToken } from '../../../plugins/resources/index.js'
 import { StreamEntity, type Visibility } from '../../../plugins/streams/index.js'
 import { SubtitleEntity } from '../../../plugins/subtitles/index.js'
@@ -93,18 +93,24 @@ export interface TenantObjects {
   file: string
   /** A media (with its default channels and an online api channel), with an access of `user`. */
   media: string
-  /** A channel of `media` (one of those seeded on creation). */
+  /** A channel of `media` (one of those seeded on creation: its online web channel, which opens its portal). */
   channel: string
+  /** An online syndication channel of `media` (its RSS feed). */
+  feed: string
   /** A visible stream of `media`, with an access of `user`. */
   stream: string
   /** A hidden stream of `media`, with an access of `user`. */
   hiddenStream: string
+  /** A draft stream of `media`. */
+  draftStream: string
   /** A visible resource of `stream`, published from `file`, with an access of `user`. */
   resource: string
   /** A hidden resource of `stream`, published from `file`. */
   hiddenResource: string
   /** A visible resource of `hiddenStream` (not public either), published from `file`. */
   resourceInHiddenStream: string
+  /** A draft resource of `stream`, published from `file`. */
+  draftResource: string
   /** A widget of `resource`. */
   widget: string
   /** A player theme of the platform (one of those seeded on creation). */
@@ -180,11 +186,14 @@ export class World {
     await this.addSubtitle(file)
     const media = await this.media(platform)
     await this.channel(media)
+    const feed = await this.channel(media, FEED_CHANNEL_TYPE)
     const stream = await this.stream(media)
     const hiddenStream = await this.stream(media, 'hidden')
+    const draftStream = await this.stream(media, 'draft')
     const resource = await this.resource(stream, file)
     const hiddenResource = await this.resource(stream, file, 'hidden')
     const resourceInHiddenStream = await this.resource(hiddenStream, file)
+    const draftResource = await this.resource(stream, file, 'draft')
     for (const [kind, slug] of [
       ['media', media],
       ['stream', stream],
@@ -202,7 +211,8 @@ export class World {
     return {
       ...partial,
       ...{ profile, role, user, group, userAccess, groupAccess, metadata, directory, file },
-      ...{ media, channel, stream, hiddenStream, resource, hiddenResource, resourceInHiddenStream },
+      ...{ media, channel, feed, stream, hiddenStream, draftStream },
+      ...{ resource, hiddenResource, resourceInHiddenStream, draftResource },
       ...{ widget, theme, behavior },
     }
   }
@@ -421,17 +431,17 @@ export class World {
   }
 
   /**
-   * An online channel of a media (by default of type api, which offers the original of its
-   * resources: `/resource/<slug>/source`); returns its slug.
+   * A channel of a media, online unless `isOnline` is false (by default of type api, which
+   * offers the original of its resources: `/resource/<slug>/source`); returns its slug.
    */
-  async channel(media: string, type = 'api'): Promise<string> {
+  async channel(media: string, type = 'api', isOnline = true): Promise<string> {
     const em = this.em()
     const slug = unique(`${media}-${type}`)
     em.create(ChannelEntity, {
       slug,
       name: slug,
       type,
-      isOnline: true,
+      isOnline,
       theme: null,
       skin: null,
       media: await em.findOneOrFail(MediaEntity, { slug: media }),
@@ -469,11 +479,26 @@ export class World {
     return (await this.em().findOneOrFail(entity as typeof PlayerThemeEntity, { id })).slug
   }
 
-  /** A fresh recorder code of the installation administrator (usable once). */
-  async recorderCode(): Promise<string> {
+  /**
+   * A recorder code of the installation administrator: fresh (usable once), or already
+   * `used`, or `expired` (issued an hour ago for ten minutes).
+   */
+  async recorderCode(state: 'fresh' | 'used' | 'expired' = 'fresh'): Promise<string> {
     const em = this.em()
     const admin = await em.findOneOrFail(UserEntity, { username: this.app.admin.username })
-    return (await issueRecorderCode(em, admin.id, 600)).code
+    const issuedAt = state === 'expired' ? new Date(Date.now() - 3600_000) : new Date()
+    const { code } = await issueRecorderCode(em, admin.id, 600, issuedAt)
+    if (state === 'used' && !(await consumeRecorderCode(em, code)).ok) throw new Error('the fresh code was refused')
+    return code
+  }
+
+  /** A media of a platform whose web channel is offline (so it has no portal); returns its slug. */
+  async mediaWithoutPortal(platform: Platform): Promise<string> {
+    const slug = await this.media(platform)
+    const em = this.em()
+    const { id } = await em.findOneOrFail(MediaEntity, { slug })
+    await em.nativeUpdate(ChannelEntity, { media: id, type: 'web' }, { isOnline: false })
+    return slug
   }
 
   /** A stream at the top of a media; returns its slug. */

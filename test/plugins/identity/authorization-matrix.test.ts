@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PlatformEntity, createPlatform } from '../../../plugins/platforms/index.js'
-import { peekRecorderCode } from '../../../plugins/recorder/index.js'
+import { FEED_CHANNEL_TYPE } from '../../../plugins/channels/index.js'
+import { viewToken } from '../../../plugins/player/index.js'
+import { PlayerAssets } from '../../../plugins/player/player-assets.js'
+import { ResourceEntity } from '../../../plugins/resources/index.js'
+import { PORTAL_STYLE_FILE } from '../../../plugins/portal/index.js'
+import { RECORDER_SCRIPT_FILE, peekRecorderCode } from '../../../plugins/recorder/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { type DigestClient, type Response, rawRequest } from '../../helpers/digest-client.js'
 import { multipartRequest } from '../../helpers/multipart.js'
@@ -43,7 +48,7 @@ interface Target {
   /** A raw body (multipart uploads), sent with `headers`. */
   body?: Buffer
   /** Extra checks of a successful answer. */
-  check?: (res: Response) => void
+  check?: (res: Response) => void | Promise<void>
 }
 
 interface Row {
@@ -72,7 +77,7 @@ interface Row {
    * Cells where the implementation differs from the documented model: `expect` holds the
    * documented status and the cell runs as `it.fails`, with the reason (see the report).
    */
-  knownIssues?: Partial<Record<Actor, string>>
+  knownIssues?: Partial<Record<Actor | 'anonymous', string>>
 }
 
 const PV = 'platform.view'
@@ -1011,6 +1016,10 @@ const ROWS: Row[] = [
   ...playerRows('player_behavior', 'behavior', roles(PV)),
   ...widgetRows(),
   ...recorderRows(),
+  ...recorderPageRows(),
+  ...feedRows(),
+  ...portalRows(),
+  ...playerPageRows(),
 ]
 
 /** Rows of the media routes (by pattern and the path below `/file/<slug>/` of a seeded file): the owner only. */
@@ -1509,7 +1518,6 @@ function accessesOnPublishingRows(): Row[] {
         without: { profile: subjects, role: ['stream.view', 'stream.manage_access'] },
       },
       allowed(201, 403),
-      { without: 'the access on the hidden stream is granted (201): objectFor checks stream.view only' },
     ),
     // ... and with the profile's user.manage_access, 412 (`no resource "<slug>" on platform ...`).
     grant(
@@ -1521,7 +1529,6 @@ function accessesOnPublishingRows(): Row[] {
         without: { profile: [...subjects, 'user.manage_access'], role: ['resource.view'] },
       },
       allowed(201, 412),
-      { without: 'the access on the hidden resource is granted (201): objectFor checks resource.view only' },
     ),
     {
       method: 'DELETE',
@@ -1540,7 +1547,6 @@ function accessesOnPublishingRows(): Row[] {
       },
       // As for an access that does not exist: the caller may not see what it is on.
       expect: allowed(200, 404),
-      knownIssues: { without: 'the access on the hidden stream is revoked (200): revokeAccess checks no visibility' },
     },
     {
       method: 'GET',
@@ -1556,7 +1562,6 @@ function accessesOnPublishingRows(): Row[] {
         },
       }),
       expect: { ...allowed(200, 404), without: 200 },
-      knownIssues: { without: 'the list names the hidden stream (accessesReply names every object)' },
     },
   ]
 }
@@ -1854,6 +1859,402 @@ function recorderRows(): Row[] {
   ]
 }
 
+/** A row of a public route: every caller, anonymous ones too, gets `status` (credentials change nothing). */
+function publicRow(
+  row: Pick<Row, 'route' | 'variant'> & { method?: Row['method']; status: number; setup: () => Promise<Target> },
+): Row {
+  const nothing = { profile: [] }
+  return {
+    method: row.method ?? 'GET',
+    route: row.route,
+    variant: row.variant,
+    withRight: nothing,
+    without: nothing,
+    setup: row.setup,
+    expect: everyone(row.status),
+    anonymous: row.status,
+  }
+}
+
+/** Checks that a body names `present` and none of `absent`, each between delimiters (`>slug<`, `/slug"`). */
+function namesExactly(body: string, around: (slug: string) => string, present: string[], absent: string[]): void {
+  for (const slug of present) expect(body, `${around(slug)} in ${body}`).toContain(around(slug))
+  for (const slug of absent) expect(body, `no ${around(slug)} in ${body}`).not.toContain(around(slug))
+}
+
+/**
+ * The recorder page behind the widget's iframe: public, the code in the address is the
+ * credential, only read (404 unknown, 410 used or expired); and its script.
+ */
+function recorderPageRows(): Row[] {
+  const route = '/recorder/:code'
+  const unused = async (code: string) =>
+    expect((await peekRecorderCode(app.kernel.services.reader, code))?.usedAt).toBeNull()
+  const page = (variant: string, status: number, code: () => Promise<string>): Row =>
+    publicRow({
+      route,
+      variant,
+      status,
+      setup: async () => {
+        const fresh = await code()
+        return {
+          path: `/recorder/${fresh}`,
+          check: async (res) => {
+            expect(res.body).toContain(`${encodeURIComponent(fresh)}/upload_links`)
+            // Peeked, not spent: the recording may still be sent.
+            await unused(fresh)
+          },
+        }
+      },
+    })
+  const asset = '/recorder/assets/:file'
+  return [
+    page('a fresh code', 200, () => w.recorderCode()),
+    page('an unknown code', 404, async () => 'N0such0recorder0code000000000000'),
+    page('a used code', 410, () => w.recorderCode('used')),
+    page('an expired code', 410, () => w.recorderCode('expired')),
+    publicRow({
+      route: asset,
+      variant: 'the current script',
+      status: 200,
+      setup: async () => ({
+        path: `/recorder/assets/${RECORDER_SCRIPT_FILE}`,
+        check: (res) => expect(String(res.headers['content-type'])).toMatch(/^text\/javascript/),
+      }),
+    }),
+    publicRow({
+      route: asset,
+      variant: 'any other name',
+      status: 404,
+      setup: async () => ({ path: '/recorder/assets/recorder-0000000000000000.js' }),
+    }),
+  ]
+}
+
+/**
+ * RSS feeds: public (feed readers cannot do Digest), only of an online syndication channel,
+ * listing the visible resources of visible streams; one 404 for every other channel.
+ */
+function feedRows(): Row[] {
+  const route = '/media/:media/channel/:channel/feed.rss'
+  const missing = (variant: string, path: () => Promise<string>): Row =>
+    publicRow({ route, variant, status: 404, setup: async () => ({ path: await path() }) })
+  return [
+    publicRow({
+      route,
+      variant: 'an online syndication channel',
+      status: 200,
+      setup: async () => ({
+        path: `/media/${P().media}/channel/${P().feed}/feed.rss`,
+        check: (res) => {
+          expect(String(res.headers['content-type'])).toMatch(/^application\/rss\+xml/)
+          const { resource, hiddenResource, resourceInHiddenStream, draftResource } = P()
+          namesExactly(res.body, (slug) => `>${slug}</guid>`, [resource], [hiddenResource, resourceInHiddenStream])
+          namesExactly(res.body, (slug) => `/${slug}/`, [], [hiddenResource, resourceInHiddenStream, draftResource])
+        },
+      }),
+    }),
+    missing('a web channel', async () => `/media/${P().media}/channel/${P().channel}/feed.rss`),
+    missing(
+      'an offline syndication channel',
+      async () => `/media/${P().media}/channel/${await w.channel(P().media, FEED_CHANNEL_TYPE, false)}/feed.rss`,
+    ),
+    missing('a syndication channel of another media', async () => `/media/${P().media}/channel/${w.q.feed}/feed.rss`),
+    missing('an unknown channel', async () => `/media/${P().media}/channel/no-such-channel/feed.rss`),
+  ]
+}
+
+/**
+ * The media portal: public, the site of a media's online web channel (P's media has one),
+ * showing only visible streams and resources; everything else (a media without an online web
+ * channel, hidden and draft streams and resources, another media's, other addresses) is 404.
+ */
+function portalRows(): Row[] {
+  /** A media of P whose web channel is offline. */
+  const mediaWithoutPortal = once(() => w.mediaWithoutPortal(P().platform))
+  /**
+   * A visible stream of P's media with a visible, a hidden and a draft resource (P's own
+   * stream holds too many resources by then for one page to show them all).
+   */
+  const shelf = once(async () => {
+    const slug = await w.stream(P().media)
+    const [visible, hidden, draft] = await Promise.all(
+      (['visible', 'hidden', 'draft'] as const).map((visibility) => w.resource(slug, P().file, visibility)),
+    )
+    return { slug, visible: visible!, hidden: hidden!, draft: draft! }
+  })
+  const at = (below = '') => `/portal/${P().media}${below}`
+  const link = (kind: 'stream' | 'resource') => (slug: string) => `/portal/${P().media}/${kind}/${slug}"`
+  const missing = (route: string, variant: string, path: () => Promise<string> | string): Row =>
+    publicRow({ route, variant, status: 404, setup: async () => ({ path: await path() }) })
+  const home = '/portal/:media'
+  const stream = '/portal/:media/stream/:stream'
+  const resource = '/portal/:media/resource/:resource'
+  const assets = '/portal/:media/assets/:file'
+  const style = (variant: string, file: string): Row =>
+    publicRow({
+      route: assets,
+      variant,
+      status: 200,
+      setup: async () => ({
+        path: at(`/assets/${file}`),
+        check: (res) => expect(String(res.headers['content-type'])).toMatch(/^text\/css/),
+      }),
+    })
+  return [
+    publicRow({
+      route: home,
+      variant: 'a media with an online web channel',
+      status: 200,
+      setup: async () => ({
+        path: at(),
+        check: (res) => {
+          const { stream: shown, hiddenStream, draftStream } = P()
+          namesExactly(res.body, link('stream'), [shown], [hiddenStream, draftStream])
+        },
+      }),
+    }),
+    missing(home, 'a media whose web channel is offline', async () => `/portal/${await mediaWithoutPortal()}`),
+    missing(home, 'an unknown media', () => '/portal/no-such-media'),
+    publicRow({
+      route: stream,
+      variant: 'a visible stream',
+      status: 200,
+      setup: async () => {
+        const { slug, visible, hidden, draft } = await shelf()
+        return {
+          path: at(`/stream/${slug}`),
+          check: (res) => namesExactly(res.body, link('resource'), [visible], [hidden, draft]),
+        }
+      },
+    }),
+    missing(stream, 'a hidden stream', () => at(`/stream/${P().hiddenStream}`)),
+    missing(stream, 'a draft stream', () => at(`/stream/${P().draftStream}`)),
+    missing(stream, "another media's stream", () => at(`/stream/${w.q.stream}`)),
+    missing(stream, 'a media whose web channel is offline', async () => {
+      return `/portal/${await mediaWithoutPortal()}/stream/${P().stream}`
+    }),
+    publicRow({
+      route: resource,
+      variant: 'a visible resource of a visible stream',
+      status: 200,
+      setup: async () => ({
+        path: at(`/resource/${P().resource}`),
+        check: (res) => expect(res.body).toContain(`/player/${P().resource}"`),
+      }),
+    }),
+    missing(resource, 'a hidden resource', () => at(`/resource/${P().hiddenResource}`)),
+    missing(resource, 'a resource of a hidden stream', () => at(`/resource/${P().resourceInHiddenStream}`)),
+    missing(resource, 'a draft resource', () => at(`/resource/${P().draftResource}`)),
+    missing(resource, "another media's resource", () => at(`/resource/${w.q.resource}`)),
+    style('the current stylesheet', PORTAL_STYLE_FILE),
+    style('an older stylesheet (styled with the current one)', 'portal.0123456789abcdef.css'),
+    missing(assets, 'any other name', () => at('/assets/style.css')),
+    missing(assets, 'a media whose web channel is offline', async () => {
+      return `/portal/${await mediaWithoutPortal()}/assets/${PORTAL_STYLE_FILE}`
+    }),
+    missing('/portal/:media/*', 'any other address of an open portal', () => at('/no/such/page')),
+    missing('/portal/:media/*', 'a media whose web channel is offline', async () => {
+      return `/portal/${await mediaWithoutPortal()}/no/such/page`
+    }),
+  ]
+}
+
+/** Made once, on first use (objects only some rows need). */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined
+  return () => (made ??= make())
+}
+
+/** The `players` URL of a resource's info asked `with-token` (as the installation administrator): its path and query. */
+async function playerLink(resource: string): Promise<string> {
+  const res = await app.client.get(`/resource/${resource}?with-token=1`)
+  expect(res.status, res.body).toBe(200)
+  const url = /<player name="default">(?:<!\[CDATA\[)?([^<\]]+)/.exec(res.body)?.[1]
+  expect(url, res.body).toBeDefined()
+  const { pathname, search } = new URL(url!.replaceAll('&amp;', '&'))
+  expect(pathname).toBe(`/player/${resource}`)
+  expect(search).toMatch(/^\?token=/)
+  return `${pathname}${search}`
+}
+
+/** The number of views of a resource (fresh read). */
+async function viewsOf(slug: string): Promise<number> {
+  return (await w.em().findOneOrFail(ResourceEntity, { slug })).views
+}
+
+/**
+ * The player: public pages of a resource (`/player/<resource>`) and of a widget
+ * (`/embed/<widget>`, `/embed/<widget>.js`). A visible resource (in visible streams) plays
+ * for everyone; a hidden one, or one in a hidden stream, only with a resource token for it
+ * (`?token=`); a draft one, or one in a draft stream, never: 404 as for an unknown slug. A
+ * token of another resource is refused (403). Views are counted with the page's view token.
+ */
+function playerPageRows(): Row[] {
+  const page = '/player/:resource'
+  const embed = '/embed/:widget'
+  const script = '/embed/:widget.js'
+  const views = '/player/:resource/views'
+  /** A resource of P's draft stream (visible itself). */
+  const resourceInDraftStream = once(() => w.resource(P().draftStream, P().file))
+  /** Widgets of P's hidden resource, of its draft resource, and of the resource in its hidden stream. */
+  const hiddenWidget = once(() => w.widget(P().hiddenResource))
+  const draftWidget = once(() => w.widget(P().draftResource))
+  const widgetInHiddenStream = once(() => w.widget(P().resourceInHiddenStream))
+  const token = (resource: string) => w.resourceToken(resource)
+  const isPage = (res: Response) => expect(String(res.headers['content-type'])).toMatch(/^text\/html/)
+  const playerRow = (variant: string, status: number, path: () => Promise<string>): Row =>
+    publicRow({ route: page, variant, status, setup: async () => ({ path: await path(), check: isPage }) })
+  const widgetRows = (
+    variant: string,
+    status: number,
+    widget: () => Promise<string>,
+    query: () => Promise<string> = async () => '',
+  ): Row[] => [
+    publicRow({
+      route: embed,
+      variant,
+      status,
+      setup: async () => ({ path: `/embed/${await widget()}${await query()}`, check: isPage }),
+    }),
+    publicRow({
+      route: script,
+      variant,
+      status,
+      setup: async () => {
+        const slug = await widget()
+        return {
+          path: `/embed/${slug}.js${await query()}`,
+          check: (res) => {
+            expect(String(res.headers['content-type'])).toMatch(/^text\/javascript/)
+            expect(res.body).toContain(`/embed/${slug}`)
+          },
+        }
+      },
+    }),
+  ]
+  const assets = new PlayerAssets()
+  const asset = (variant: string, status: number, name: string): Row =>
+    publicRow({
+      route: '/player/assets/:asset',
+      variant,
+      status,
+      setup: async () => ({
+        path: `/player/assets/${name}`,
+        check: (res) => expect(String(res.headers['content-type'])).toMatch(/^text\/javascript/),
+      }),
+    })
+  const view = async (resource: string) => {
+    const { id } = await w.refOf('resource', resource)
+    return viewToken(app.kernel.services.secret, { id, slug: resource }, 600)
+  }
+  return [
+    playerRow('a visible resource', 200, async () => `/player/${P().resource}`),
+    playerRow('a hidden resource, without a token', 404, async () => `/player/${P().hiddenResource}`),
+    playerRow("a hidden resource, its info's players link (a resource token)", 200, () =>
+      playerLink(P().hiddenResource),
+    ),
+    playerRow('a resource of a hidden stream, without a token', 404, async () => {
+      return `/player/${P().resourceInHiddenStream}`
+    }),
+    playerRow('a resource of a hidden stream, with a resource token', 200, async () => {
+      return `/player/${P().resourceInHiddenStream}?token=${await token(P().resourceInHiddenStream)}`
+    }),
+    playerRow('a draft resource, without a token', 404, async () => `/player/${P().draftResource}`),
+    playerRow('a draft resource, with a resource token', 404, async () => {
+      return `/player/${P().draftResource}?token=${await token(P().draftResource)}`
+    }),
+    playerRow('a resource of a draft stream, with a resource token', 404, async () => {
+      const slug = await resourceInDraftStream()
+      return `/player/${slug}?token=${await token(slug)}`
+    }),
+    playerRow('a visible resource, with the token of another resource', 403, async () => {
+      return `/player/${P().resource}?token=${await token(P().hiddenResource)}`
+    }),
+    playerRow('a hidden resource, with the token of another resource', 403, async () => {
+      return `/player/${P().hiddenResource}?token=${await token(P().resource)}`
+    }),
+    playerRow('an unknown resource', 404, async () => '/player/no-such-resource'),
+    ...widgetRows('a widget of a visible resource', 200, async () => P().widget),
+    ...widgetRows('a widget of a hidden resource, without a token', 404, hiddenWidget),
+    ...widgetRows('a widget of a hidden resource, with a resource token', 200, hiddenWidget, async () => {
+      return `?token=${await token(P().hiddenResource)}`
+    }),
+    ...widgetRows('a widget of a resource of a hidden stream, without a token', 404, widgetInHiddenStream),
+    ...widgetRows('a widget of a draft resource, with a resource token', 404, draftWidget, async () => {
+      return `?token=${await token(P().draftResource)}`
+    }),
+    ...widgetRows('a widget of a hidden resource, with the token of another resource', 403, hiddenWidget, async () => {
+      return `?token=${await token(P().resource)}`
+    }),
+    ...widgetRows('an unknown widget', 404, async () => 'no-such-widget'),
+    asset('hls.js', 200, assets.hlsName),
+    asset("the page's script", 200, assets.playerName),
+    asset('any other name', 404, 'player-0000000000000000.js'),
+    publicRow({
+      route: views,
+      method: 'POST',
+      variant: "the page's view token: one view counted",
+      status: 204,
+      setup: async () => {
+        const before = await viewsOf(P().resource)
+        return {
+          path: `/player/${P().resource}/views?token=${await view(P().resource)}`,
+          applied: async () => (await viewsOf(P().resource)) === before + 1,
+        }
+      },
+    }),
+    publicRow({
+      route: views,
+      method: 'POST',
+      variant: 'a view token already used: nothing more counted',
+      status: 204,
+      setup: async () => {
+        const used = await view(P().resource)
+        const path = `/player/${P().resource}/views?token=${used}`
+        expect((await rawRequest(app.url + path, 'POST')).status).toBe(204)
+        const before = await viewsOf(P().resource)
+        return { path, check: async () => expect(await viewsOf(P().resource)).toBe(before) }
+      },
+    }),
+    publicRow({
+      route: views,
+      method: 'POST',
+      variant: 'the view token of another resource',
+      status: 403,
+      setup: async () => {
+        const before = await viewsOf(P().hiddenResource)
+        return {
+          path: `/player/${P().hiddenResource}/views?token=${await view(P().resource)}`,
+          applied: async () => (await viewsOf(P().hiddenResource)) !== before,
+        }
+      },
+    }),
+    publicRow({
+      route: views,
+      method: 'POST',
+      variant: 'a resource token (not a view token)',
+      status: 401,
+      setup: async () => ({ path: `/player/${P().resource}/views?token=${await token(P().resource)}` }),
+    }),
+    {
+      ...publicRow({
+        route: views,
+        method: 'POST',
+        variant: 'no token',
+        status: 401,
+        setup: async () => ({ path: `/player/${P().resource}/views` }),
+      }),
+      knownIssues: Object.fromEntries(
+        [...ACTORS, 'anonymous'].map((actor) => [
+          actor,
+          '401 without a WWW-Authenticate challenge (docs/api.md: every 401 carries a Digest challenge)',
+        ]),
+      ),
+    },
+  ]
+}
+
 const rowName = (row: Row): string => `${row.method} ${row.route}${row.variant ? ` (${row.variant})` : ''}`
 
 async function clientOf(row: Row, actor: Actor): Promise<DigestClient> {
@@ -1906,12 +2307,14 @@ describe('authorization matrix', () => {
       [...rows].filter((r) => !routes.includes(r)),
       'rows of no route',
     ).toEqual([])
-    // Public routes answer everyone, anonymous callers included: their rows say so.
+    // Public routes answer anonymous callers as everyone else (no 401): their rows say so, and
+    // each has a row where anonymous callers succeed, but the portal's catch-all (a 404 page).
     const publics = app.kernel.routes.routes.filter((r) => r.options.public).map((r) => `${r.method} ${r.path}`)
-    const open = ROWS.filter((row) => !row.token && (row.anonymous ?? 401) < 400).map(
-      (row) => `${row.method} ${row.route}`,
-    )
-    expect([...new Set(open)].sort()).toEqual(publics.sort())
+    const answering = (ok: (status: number) => boolean) =>
+      new Set(ROWS.filter((row) => !row.token && ok(row.anonymous ?? 401)).map((row) => `${row.method} ${row.route}`))
+    expect([...answering((status) => status !== 401)].sort()).toEqual([...publics].sort())
+    const succeeding = answering((status) => status < 400)
+    expect(publics.filter((route) => !succeeding.has(route))).toEqual(['GET /portal/:media/*'])
   })
 
   for (const row of ROWS) {
@@ -1932,13 +2335,15 @@ describe('authorization matrix', () => {
             body: target.body,
           })
           expectAnswer(res, status)
-          if (status < 400) target.check?.(res)
+          if (status < 400) await target.check?.(res)
           if (target.applied) expect(await target.applied(), 'the change is made exactly on success').toBe(status < 400)
         })
       }
 
       const anonymous = row.anonymous ?? 401
-      it(`anonymous → ${anonymous}`, async () => {
+      const issue = row.knownIssues?.anonymous
+      const test = issue ? it.fails : it
+      test(`anonymous → ${anonymous}${issue ? ` (known issue: ${issue})` : ''}`, async () => {
         const target = await row.setup('admin')
         const res = await rawRequest(app.url + target.path, row.as ?? row.method, {
           headers: target.headers,

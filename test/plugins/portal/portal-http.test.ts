@@ -196,6 +196,8 @@ describe('the media portal over HTTP', () => {
     it('shows a stream page: its visible resources paged newest first, its visible sub-streams', async () => {
       const first = expectPage(await browse(app, `/portal/${media}/stream/${s.news}`), 200)
       expect(first).toContain('<p class="lead">Every day</p>')
+      // The header's navigation marks the stream as the current page.
+      expect(first).toContain(`<li><a href="/portal/${media}/stream/${s.news}" aria-current="page">News</a></li>`)
       expect(first).toContain(`<a href="/portal/${media}/stream/${s.local}">Local news</a>`)
       expect(first).toContain(`/resource/${r.third}"`)
       expect(first).toContain(`/resource/${r.xss}"`)
@@ -208,6 +210,8 @@ describe('the media portal over HTTP', () => {
       expect((await browse(app, `/portal/${media}/stream/${s.news}?page=3`)).status).toBe(404)
       // Breadcrumbs of a sub-stream: home, then its parent.
       const local = expectPage(await browse(app, `/stream/${s.local}`, DOMAIN), 200)
+      // A sub-stream's page is in its top-level stream's section, not that stream's page.
+      expect(local).toContain(`<li><a href="/stream/${s.news}" aria-current="true">News</a></li>`)
       expect(local).toContain(
         `<nav class="breadcrumbs" aria-label="Breadcrumb"><ol><li><a href="/">Home</a></li><li><a href="/stream/${s.news}">News</a></li><li><span aria-current="page">Local news</span></li></ol></nav>`,
       )

@@ -90,9 +90,11 @@ describe('recorder widget: GET /extension/widget/recorder', () => {
     expect(await countCodes(app, await userId(app, 'files-only'))).toBe(0)
   })
 
-  it('has no recorder page yet behind the code (a later issue)', async () => {
+  it('the code opens the recorder page, without credentials', async () => {
     const code = await deliver(app, publisher)
-    expect((await publisher.get(`/recorder/${code}`)).status).toBe(404)
+    const page = await rawRequest(`${app.url}/recorder/${code}`, 'GET', { headers: { accept: 'text/html' } })
+    expect(page.status).toBe(200)
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8')
   })
 
   it('migrations and the entity describe the same recorder_codes table', async () => {
