@@ -1978,10 +1978,10 @@ function portalRows(): Row[] {
    */
   const shelf = once(async () => {
     const slug = await w.stream(P().media)
-    const [visible, hidden, draft] = await Promise.all(
-      (['visible', 'hidden', 'draft'] as const).map((visibility) => w.resource(slug, P().file, visibility)),
-    )
-    return { slug, visible: visible!, hidden: hidden!, draft: draft! }
+    const visible = await w.resource(slug, P().file)
+    const hidden = await w.resource(slug, P().file, 'hidden')
+    const draft = await w.resource(slug, P().file, 'draft')
+    return { slug, visible, hidden, draft }
   })
   const at = (below = '') => `/portal/${P().media}${below}`
   const link = (kind: 'stream' | 'resource') => (slug: string) => `/portal/${P().media}/${kind}/${slug}"`
