@@ -1,6 +1,7 @@
 import {
   type Handler,
   HttpError,
+  forbidden,
   type HttpContext,
   type Reply,
   type Router,
@@ -128,7 +129,8 @@ export function playerRoutes(r: Router, options: PlayerRouteOptions): void {
   r.post(
     '/player/:resource/views',
     async (c) => {
-      if (!c.token) throw new HttpError(401, 'A view token is needed: the player page gives one (`?token=`).')
+      // 403, not 401: no credentials would help, only the token the page was given.
+      if (!c.token) throw forbidden('A view token is needed: the player page gives one (`?token=`).')
       const view = requireViewGrant(c, c.param('resource'))
       const resource = await resourceQueries.byId(c.services.reader, view.resourceId)
       if (!resource || resource.slug !== c.param('resource')) throw notFound(`No resource "${c.param('resource')}".`)

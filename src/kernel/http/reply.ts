@@ -1,4 +1,4 @@
-import { type PageOptions, SafeHtml, pageHeaders } from './page.js'
+import { type PageOptions, type SafeHtml, pageHeaders } from './page.js'
 import type { Readable } from 'node:stream'
 import type { XmlNode } from './xml.js'
 

@@ -2237,21 +2237,13 @@ function playerPageRows(): Row[] {
       status: 401,
       setup: async () => ({ path: `/player/${P().resource}/views?token=${await token(P().resource)}` }),
     }),
-    {
-      ...publicRow({
-        route: views,
-        method: 'POST',
-        variant: 'no token',
-        status: 401,
-        setup: async () => ({ path: `/player/${P().resource}/views` }),
-      }),
-      knownIssues: Object.fromEntries(
-        [...ACTORS, 'anonymous'].map((actor) => [
-          actor,
-          '401 without a WWW-Authenticate challenge (docs/api.md: every 401 carries a Digest challenge)',
-        ]),
-      ),
-    },
+    publicRow({
+      route: views,
+      method: 'POST',
+      variant: 'no token',
+      status: 403,
+      setup: async () => ({ path: `/player/${P().resource}/views` }),
+    }),
   ]
 }
 

@@ -421,10 +421,10 @@ describe('player: pages, access, headers, embeds and views over HTTP', () => {
       expect(await viewsOf(app, pub.counted)).toBe(before + 2)
     })
 
-    it('refuses a missing (401), forged (401), expired (403) or misplaced (403) view token, and a media token', async () => {
+    it('refuses a missing (403), forged (401), expired (403) or misplaced (403) view token, and a media token', async () => {
       const id = await idOf(pub.counted)
       const before = await viewsOf(app, pub.counted)
-      expect((await post(pub.counted)).status).toBe(401)
+      expect((await post(pub.counted)).status).toBe(403)
       const forged = signToken(
         'not-the-secret',
         VIEW_TOKEN_PURPOSE,
