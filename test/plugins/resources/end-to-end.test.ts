@@ -150,6 +150,16 @@ describe('publishing, end to end', () => {
     expect(resource.widgets['@href']).toMatch(new RegExp(`/resource/${text(resource.slug)}/widgets$`))
   })
 
+  it('accepts the query flags real clients send (without-views, without-usages) and answers the same resource', async () => {
+    const flagged = answer(
+      await admin.get(`/resource/${text(resource.slug)}?without-views=1&without-usages=1`),
+      200,
+      'resource',
+    )
+    expect(text(flagged.slug)).toBe(text(resource.slug))
+    expect(list(flagged.flavors.flavor)).toHaveLength(list(resource.flavors.flavor).length)
+  })
+
   it('with-token gives asset URLs that work without credentials', async () => {
     const withToken = answer(await admin.get(`/resource/${text(resource.slug)}?with-token=1`), 200, 'resource')
     const flavor = text(list(withToken.flavors.flavor)[0])
