@@ -30,8 +30,11 @@
  *
  * Rounds (BENCH_PUBLISH_ROUNDS, default 2): each round runs each scenario on the bare server
  * and on mediactl (warm-up, then measured run, fresh nonces each time), so the ratio of a
- * round compares runs a few seconds apart. The report gives every round, the better and the
- * worse.
+ * round compares runs a few seconds apart, then the deep page on mediactl once more from a
+ * single connection (the answer's own latency, without the queue of 50 connections;
+ * informative). The report gives every round: docs/benchmarks.md shows the better and the
+ * worse. Goals: resource info at 30% or more of the bare server's req/s; the deep page's p99
+ * under 50 ms on PostgreSQL (at the usual connections; shown on SQLite too).
  *
  * Environment knobs (defaults in brackets):
  *   BENCH_DATABASE_URL [unset]  a PostgreSQL server URL (`postgres://postgres@127.0.0.1:5432/test`):

@@ -15,7 +15,14 @@ export { type Resource, ResourceEntity } from './resource.entity.js'
 export type { ResourceExtras } from './resource.events.js'
 export { type ResourceDetails, describeResources, effectiveMetadata } from './resource.details.js'
 export { RESOURCE_KIND, isPublic, resourceFromPath, resourceRef } from './resource.lookup.js'
-export { type ResourceFilter, type ResourceView, resourceQueries } from './resource.queries.js'
+export {
+  RESOURCE_COLUMNS,
+  RESOURCE_FROM,
+  type ResourceFilter,
+  type ResourceView,
+  resourceQueries,
+  resourceView,
+} from './resource.queries.js'
 export { RESOURCE_TOKEN_PURPOSE, requireResourceGrant, resourceToken } from './resource-token.js'
 export { countView } from './resource.service.js'
 

@@ -16,13 +16,18 @@ export type ResourceView = Pick<
   platformId: number
 }
 
-const COLUMNS = `r.id, r.slug, r.title, r.subtitle, r.description, r.published_at, r.visibility, r.views, r.metadata,
+/** The columns `resourceView` reads (aliases `r` resources, `f` files, `s` streams), for other plugins' queries. */
+export const RESOURCE_COLUMNS = `r.id, r.slug, r.title, r.subtitle, r.description, r.published_at, r.visibility, r.views, r.metadata,
   r.file_id, f.slug as file_slug, r.stream_id, s.slug as stream_slug, s.media_id, f.platform_id`
-const FROM = 'resources r join files f on f.id = r.file_id join streams s on s.id = r.stream_id'
+/** The joins `RESOURCE_COLUMNS` need. */
+export const RESOURCE_FROM = 'resources r join files f on f.id = r.file_id join streams s on s.id = r.stream_id'
+const COLUMNS = RESOURCE_COLUMNS
+const FROM = RESOURCE_FROM
 
 const date = (value: unknown): Date | null => (value == null ? null : new Date(value as string | number))
 
-const toView = (row: Record<string, unknown>): ResourceView => ({
+/** A resource's view from a row of `RESOURCE_COLUMNS`. */
+export const resourceView = (row: Record<string, unknown>): ResourceView => ({
   id: Number(row.id),
   slug: String(row.slug),
   title: String(row.title),
@@ -65,11 +70,11 @@ function filtered(streamId: number, filter: ResourceFilter): { where: string; pa
 export const resourceQueries = {
   async bySlug(reader: Reader, slug: string): Promise<ResourceView | undefined> {
     const row = await reader.one(`select ${COLUMNS} from ${FROM} where r.slug = ?`, [slug])
-    return row && toView(row)
+    return row && resourceView(row)
   },
   async byId(reader: Reader, id: number): Promise<ResourceView | undefined> {
     const row = await reader.one(`select ${COLUMNS} from ${FROM} where r.id = ?`, [id])
-    return row && toView(row)
+    return row && resourceView(row)
   },
   async count(reader: Reader, streamId: number, filter: ResourceFilter): Promise<number> {
     const { where, params } = filtered(streamId, filter)
@@ -82,7 +87,7 @@ export const resourceQueries = {
       limit,
       offset,
     ])
-    return rows.map(toView)
+    return rows.map(resourceView)
   },
   /** The stream id of a resource (the access tree's parent). */
   async streamOf(reader: Reader, id: number): Promise<number | null> {
