@@ -46,12 +46,21 @@ export const renditionQueries = {
     const rows = await reader.all(`select ${COLUMNS} from renditions where file_id = ? order by id`, [fileId])
     return rows.map(renditionView)
   },
-  /** Every rendition of several files (one query for a listing), by file id. */
-  async ofFiles(reader: Reader, fileIds: readonly number[]): Promise<Map<number, RenditionView[]>> {
+  /**
+   * Every rendition of several files (one query for a listing), by file id; with
+   * `snapshots: 'selected'`, of the snapshots only the selected one (what answers show).
+   */
+  async ofFiles(
+    reader: Reader,
+    fileIds: readonly number[],
+    options: { snapshots?: 'all' | 'selected' } = {},
+  ): Promise<Map<number, RenditionView[]>> {
     const found = new Map<number, RenditionView[]>(fileIds.map((id) => [id, []]))
     if (!fileIds.length) return found
+    // `selected` alone, not `= ?`: SQLite stores booleans as 0/1 and cannot bind true.
+    const snapshots = options.snapshots === 'selected' ? ` and (kind <> 'snapshot' or selected)` : ''
     const rows = await reader.all(
-      `select ${COLUMNS} from renditions where file_id in (${fileIds.map(() => '?').join(',')}) order by id`,
+      `select ${COLUMNS} from renditions where file_id in (${fileIds.map(() => '?').join(',')})${snapshots} order by id`,
       [...fileIds],
     )
     for (const rendition of rows.map(renditionView)) found.get(rendition.fileId)?.push(rendition)

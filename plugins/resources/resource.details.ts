@@ -57,6 +57,10 @@ class ResourceUrls {
   }
 }
 
+/** What shows as the thumbnail: the selected snapshot, else the `thumbnail` rendition (as `renditionQueries.thumbnails`). */
+const thumbnailOf = (renditions: readonly RenditionView[]): RenditionView | undefined =>
+  renditions.find((r) => r.kind === 'snapshot' && r.selected) ?? renditions.find((r) => r.kind === 'thumbnail')
+
 /** The longest duration of the renditions (the source's, as encoded), to two decimals. */
 function durationOf(renditions: readonly RenditionView[]): number | null {
   const durations = renditions.map((r) => r.duration).filter((d): d is number => typeof d === 'number' && d > 0)
@@ -84,10 +88,9 @@ export async function describeResources(
 ): Promise<Map<number, ResourceDetails>> {
   const reader = c.services.reader
   const fileIds = [...new Set(resources.map((r) => r.fileId))]
-  const [files, renditions, thumbnails, subtitles] = await Promise.all([
+  const [files, renditions, subtitles] = await Promise.all([
     fileQueries.filesByIds(reader, fileIds),
-    renditionQueries.ofFiles(reader, fileIds),
-    renditionQueries.thumbnails(reader, fileIds),
+    renditionQueries.ofFiles(reader, fileIds, { snapshots: 'selected' }),
     subtitleQueries.ofFiles(reader, fileIds),
   ])
   const definitionsOf = perKey((platformId: number) => metadataQueries.ofPlatform(reader, platformId))
@@ -103,7 +106,7 @@ export async function describeResources(
     const ofFile = renditions.get(resource.fileId) ?? []
     const offer = await offerOf(resource.mediaId)
     const definitions = await definitionsOf(resource.platformId)
-    const thumbnail = thumbnails.get(resource.fileId)
+    const thumbnail = thumbnailOf(ofFile)
     details.set(resource.id, {
       duration: durationOf(ofFile),
       thumbnail: thumbnail ? urls.url(['thumbnail', 'thumb.jpg'], { v: String(thumbnail.id) }) : '',

@@ -42,6 +42,7 @@ export const ResourceEntity = new EntitySchema<Resource>({
     createdAt: { type: 'datetime', onCreate: () => new Date() },
     updatedAt: { type: 'datetime', onCreate: () => new Date(), onUpdate: () => new Date() },
   },
-  // Pages of a stream are read in id order: deep pages walk this index instead of sorting.
-  indexes: [{ properties: ['stream', 'id'] }],
+  // Pages of a stream are read in id order: deep pages walk an index instead of sorting, the
+  // second one for viewers, who see only visible resources.
+  indexes: [{ properties: ['stream', 'id'] }, { properties: ['stream', 'visibility', 'id'] }],
 })

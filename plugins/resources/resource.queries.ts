@@ -82,11 +82,13 @@ export const resourceQueries = {
   },
   async page(reader: Reader, streamId: number, filter: ResourceFilter, offset: number, limit: number) {
     const { where, params } = filtered(streamId, filter)
-    const rows = await reader.all(`select ${COLUMNS} from ${FROM} where ${where} order by r.id limit ? offset ?`, [
-      ...params,
-      limit,
-      offset,
-    ])
+    // The page's ids first, from the (stream, id) index alone: deep pages then join only their own rows.
+    const rows = await reader.all(
+      `select ${COLUMNS} from (select r.id from resources r where ${where} order by r.id limit ? offset ?) page
+       join resources r on r.id = page.id join files f on f.id = r.file_id join streams s on s.id = r.stream_id
+       order by r.id`,
+      [...params, limit, offset],
+    )
     return rows.map(resourceView)
   },
   /** The stream id of a resource (the access tree's parent). */

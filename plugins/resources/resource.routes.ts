@@ -22,8 +22,9 @@ export function resourceRoutes(r: Router, config: ResourcesConfig): void {
   const describe = (c: HttpContext, items: readonly ResourceView[]) =>
     describeResources(c, items, { withToken: wantsToken(c), tokenTtl: config.token_ttl })
 
-  const info = async (c: HttpContext, id: number, status: number) => {
-    const resource = (await resourceQueries.byId(c.services.reader, id))!
+  /** The info answer of a resource, read again by id unless the caller has it as committed (info). */
+  const info = async (c: HttpContext, which: number | ResourceView, status: number) => {
+    const resource = typeof which === 'number' ? (await resourceQueries.byId(c.services.reader, which))! : which
     const details = await describe(c, [resource])
     return reply.xml(status, resourceInfoXml(c.links, resource, details.get(resource.id)!))
   }
@@ -80,7 +81,7 @@ export function resourceRoutes(r: Router, config: ResourcesConfig): void {
     },
   )
 
-  r.get('/resource/:resource', async (c) => info(c, (await resourceFromPath(c, 'resource.view')).id, 200), {
+  r.get('/resource/:resource', async (c) => info(c, await resourceFromPath(c, 'resource.view'), 200), {
     permission: 'resource.view on the resource (and resource.view_protected unless it and its streams are visible)',
   })
 

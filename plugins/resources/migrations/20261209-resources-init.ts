@@ -18,6 +18,7 @@ export default defineMigration({
       columns.createdAt(t)
       t.datetime('updated_at', { useTz: true }).notNullable()
       t.index(['stream_id', 'id'])
+      t.index(['stream_id', 'visibility', 'id'])
     })
   },
   async down(knex) {
