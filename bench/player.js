@@ -467,8 +467,8 @@ async function serverChild() {
   process.send({ url, username: 'admin', apiKey, realm: config.auth.realm, slug: platform.slug })
 }
 
-/** Forks this file as the server and waits for its address. */
-function startChild() {
+/** Forks this file as the server and waits for its address (also used by bench/run.js). */
+export function startPlayerServer() {
   const child = fork(fileURLToPath(import.meta.url), ['--role=server'], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
@@ -497,7 +497,7 @@ if (isMain && process.argv.includes('--role=server')) {
     dist,
     say,
     startServer: async () => {
-      const server = startChild()
+      const server = startPlayerServer()
       return { server, app: await server.ready }
     },
   })

@@ -15,6 +15,7 @@
  *   7. publishing reads: `GET /resource/<slug>` and the deep page `GET /stream/<slug>/resources`
  *      with `Range: entities=9950-9999` over 10,000 resources, against the bare server, on
  *      SQLite or PostgreSQL (BENCH_DATABASE_URL): see bench/publishing.js.
+ *   8. the player page: bytes before the media and time to the first frame in Chromium (bench/player.js).
  * For each it prints req/s, p50 and p99 latency, the non-2xx / error counts (must be 0), the
  * ratio to the bare server and the server's CPU time per request (process.cpuUsage of the
  * server child over the measured run), then writes everything to bench/results/latest.json.
@@ -48,7 +49,7 @@
  *                          and write its .cpuprofile there
  *   BENCH_SERVER_ARGS [unset] more node flags for the mediactl child (`--trace-gc`, ...), after
  *                          `--initial-old-space-size=128`, which it always gets (as bin/run.js does)
- *   BENCH_ONLY [unset]     `info`, `list`, `authz`, `upload`, `encode` or `publish`: run that
+ *   BENCH_ONLY [unset]     `info`, `list`, `authz`, `upload`, `encode`, `publish` or `player`: run that
  *                          scenario only (for profiling)
  *   BENCH_UPLOAD_MB, BENCH_UPLOAD_ROUNDS, BENCH_TUS_CHUNK_MB, BENCH_UPLOAD_KINDS: see
  *                          bench/uploads.js
@@ -68,6 +69,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { authorization, challenge, fetchRaw, md5 } from './digest.js'
 import { ENCODE_GOAL, formatEncodingTable, runEncoding } from './encoding.js'
+import { formatPlayerTable, runPlayer, startPlayerServer } from './player.js'
 import { formatPublishTable, publishGoalLines, publishingServer, runPublishing } from './publishing.js'
 import { formatUploadTable, runUploads, sampleRss } from './uploads.js'
 
@@ -85,7 +87,7 @@ const settings = {
   cpuProf: process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined,
   // The heap flag production runs with (bin/run.js, npm start, the service unit), then any extra.
   serverArgs: ['--initial-old-space-size=128', ...(process.env.BENCH_SERVER_ARGS ?? '').split(/\s+/).filter(Boolean)],
-  only: ['info', 'list', 'authz', 'upload', 'encode', 'publish'].includes(process.env.BENCH_ONLY ?? '')
+  only: ['info', 'list', 'authz', 'upload', 'encode', 'publish', 'player'].includes(process.env.BENCH_ONLY ?? '')
     ? process.env.BENCH_ONLY
     : undefined,
   users: Number(process.env.BENCH_USERS ?? 1000),
@@ -655,6 +657,20 @@ async function main() {
       })
     }
 
+    // The player page (bench/player.js): its own server, encoding a video, then Chromium.
+    let player = null
+    if (wanted('player')) {
+      await Promise.all([mediactl.stop(), bare?.stop(), uploadServer?.stop()])
+      player = await runPlayer({
+        dist,
+        say,
+        startServer: async () => {
+          const server = startPlayerServer()
+          return { server, app: await server.ready }
+        },
+      })
+    }
+
     for (const row of rows) {
       if (row.server === 'bare node:http') continue
       const base = rows.find((r) => r.scenario === row.scenario && r.server === 'bare node:http')
@@ -670,7 +686,8 @@ async function main() {
       [...rows, ...authzRows].every((r) => r.non2xx === 0 && r.errors === 0 && r.timeouts === 0) &&
       (uploads?.valid ?? true) &&
       (encoding?.valid ?? true) &&
-      (publishing?.valid ?? true)
+      (publishing?.valid ?? true) &&
+      player?.valid !== false
     const authzGoals = authzRows
       .filter((r) => r.ratio !== null)
       .map((r) => ({
@@ -741,6 +758,10 @@ async function main() {
       say('')
       for (const line of publishGoalLines(publishing)) say(line)
     }
+    if (player) {
+      say('')
+      say(formatPlayerTable(player))
+    }
     if (loadBefore[0] > 1) {
       say(
         `note: the 1-minute load average was ${loadBefore[0].toFixed(1)} before the run: other processes ` +
@@ -777,6 +798,7 @@ async function main() {
       uploads,
       encoding,
       publishing,
+      player,
       valid,
     }
     mkdirSync(dirname(RESULTS), { recursive: true })

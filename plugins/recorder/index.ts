@@ -1,4 +1,3 @@
-import type { CronJob } from 'cron'
 import { definePlugin } from '../../src/kernel/index.js'
 import files from '../files/index.js'
 import '../identity/index.js'
@@ -6,7 +5,6 @@ import init from './migrations/20261210-recorder-init.js'
 import { RecorderCodeEntity } from './recorder-code.entity.js'
 import { deleteUserCodes, purgeRecorderCodes } from './recorder-code.service.js'
 import { recorderConfigSchema } from './recorder.config.js'
-import { schedulePurge } from './recorder-purge.job.js'
 import { recorderPageRoutes } from './recorder-page.routes.js'
 import { widgetRoutes } from './widget.routes.js'
 
@@ -48,15 +46,9 @@ export default definePlugin({
     // The foreign key cascades too; deleting explicitly keeps the outcome independent of it.
     ctx.on('user.deleting', ({ em, user }) => deleteUserCodes(em, [user.id]))
     ctx.on('platform.users-deleting', ({ em, userIds }) => deleteUserCodes(em, userIds))
+    // Run by `mediactl purge`, and in serving processes on `files.purge_schedule`.
     ctx.on('maintenance.purge', async ({ now, report }) => {
       report['expired recorder codes'] = await purgeRecorderCodes(ctx.em(), now)
     })
-    if (ctx.config.purge_schedule) {
-      let job: CronJob | undefined
-      ctx.onServe(() => {
-        job = schedulePurge(ctx.config.purge_schedule, ctx.log, () => purgeRecorderCodes(ctx.em(), new Date()))
-      })
-      ctx.onStop(() => job?.stop())
-    }
   },
 })

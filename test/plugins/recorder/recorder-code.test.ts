@@ -248,8 +248,8 @@ describe('recorder codes: single use', () => {
 })
 
 describe('recorder codes: scheduled purge in serving processes', () => {
-  it('removes expired codes on recorder.purge_schedule, and only those', async () => {
-    const app = await startApp({ config: { recorder: { purge_schedule: '* * * * * *' } } })
+  it("removes expired codes on the files plugin's purge schedule (every plugin's purge), and only those", async () => {
+    const app = await startApp({ config: { files: { purge_schedule: '* * * * * *' } } })
     try {
       const [expired, live] = [await deliver(app, app.client), await deliver(app, app.client)]
       await expireAt(app, expired!, new Date(Date.now() - 1000))
@@ -262,8 +262,8 @@ describe('recorder codes: scheduled purge in serving processes', () => {
     }
   })
 
-  it('does not run when recorder.purge_schedule is empty', async () => {
-    const app = await startApp({ config: { recorder: { purge_schedule: '' } } })
+  it('does not run when files.purge_schedule is empty', async () => {
+    const app = await startApp({ config: { files: { purge_schedule: '' } } })
     try {
       const code = await deliver(app, app.client)
       await expireAt(app, code, new Date(Date.now() - 1000))

@@ -104,16 +104,13 @@ describe('recorder widget: GET /extension/widget/recorder', () => {
 })
 
 describe('recorder widget: configuration', () => {
-  it('defaults: codes live 24 h, expired ones are purged every hour; bounds are checked', () => {
-    expect(recorderConfigSchema.parse({})).toEqual({ code_ttl: 86400, purge_schedule: '23 * * * *' })
-    expect(recorderConfigSchema.parse({ code_ttl: '600', purge_schedule: '' })).toEqual({
-      code_ttl: 600,
-      purge_schedule: '',
-    })
+  it('defaults: codes live 24 h; bounds are checked', () => {
+    expect(recorderConfigSchema.parse({})).toEqual({ code_ttl: 86400 })
+    expect(recorderConfigSchema.parse({ code_ttl: '600' })).toEqual({ code_ttl: 600 })
     expect(recorderConfigSchema.safeParse({ code_ttl: 59 }).success).toBe(false)
     expect(recorderConfigSchema.safeParse({ code_ttl: 2592001 }).success).toBe(false)
     expect(recorderConfigSchema.safeParse({ code_ttl: 1.5 }).success).toBe(false)
-    expect(recorderConfigSchema.safeParse({ purge_schedule: 'often' }).success).toBe(false)
+    expect(recorderConfigSchema.safeParse({ purge_schedule: '23 * * * *' }).success).toBe(false)
     expect(recorderConfigSchema.safeParse({ ttl: 60 }).success).toBe(false)
   })
 
