@@ -202,7 +202,7 @@ export function tusSuite(label: string, backend: TusBackend): void {
     /** Waits until an upload's offset (HEAD) reads the same twice, 150 ms apart (at most 5 s). */
     async function settledOffset(url: string): Promise<void> {
       let last = (await head(url)).headers['upload-offset']
-      for (const deadline = Date.now() + 5000; Date.now() < deadline; ) {
+      for (const deadline = Date.now() + 5000; Date.now() < deadline;) {
         await new Promise((resolve) => setTimeout(resolve, 150))
         const now = (await head(url)).headers['upload-offset']
         if (now === last) return
