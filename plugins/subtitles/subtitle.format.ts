@@ -48,24 +48,35 @@ function checkCue(cue: { start: number; end: number }, where: string): string | 
   return cue.end > cue.start ? null : `${where}: the cue ends before it starts`
 }
 
-function parseSrt(text: string): ParsedSubtitle {
-  const cues: Cue[] = []
-  for (const [n, lines] of blocks(text).entries()) {
-    const at = /^\d+$/.test(lines[0]!.trim()) ? 1 : 0
-    const times = lines[at] === undefined ? null : timing(lines[at]!, SRT_TIME)
-    if (!times) return { ok: false, error: `SRT cue ${n + 1}: no "00:00:01,000 --> 00:00:02,000" timing line` }
-    const problem = checkCue(times, `SRT cue ${n + 1}`)
-    if (problem) return { ok: false, error: problem }
-    cues.push({
-      ...times,
-      text: lines
-        .slice(at + 1)
-        .join('\n')
-        .trim(),
-    })
+/** One cue from its block's lines, its timing on line `at`: the cue, or what is wrong with it. */
+function cueOf(lines: string[], at: number, pattern: RegExp, label: string, example: string): Cue | string {
+  const times = lines[at] === undefined ? null : timing(lines[at]!, pattern)
+  if (!times) return `${label}: no "${example}" timing line`
+  const problem = checkCue(times, label)
+  if (problem) return problem
+  return {
+    ...times,
+    text: lines
+      .slice(at + 1)
+      .join('\n')
+      .trim(),
   }
+}
+
+/** The answer for the cues read, or the first problem. */
+function parsed(format: 'srt' | 'vtt', cues: (Cue | string)[]): ParsedSubtitle {
+  const problem = cues.find((cue): cue is string => typeof cue === 'string')
+  if (problem !== undefined) return { ok: false, error: problem }
   if (cues.length === 0) return { ok: false, error: 'the file holds no cue' }
-  return { ok: true, format: 'srt', cues }
+  return { ok: true, format, cues: cues as Cue[] }
+}
+
+function parseSrt(text: string): ParsedSubtitle {
+  const cues = blocks(text).map((lines, n) => {
+    const at = /^\d+$/.test(lines[0]!.trim()) ? 1 : 0
+    return cueOf(lines, at, SRT_TIME, `SRT cue ${n + 1}`, '00:00:01,000 --> 00:00:02,000')
+  })
+  return parsed('srt', cues)
 }
 
 function parseVtt(text: string): ParsedSubtitle {
@@ -73,24 +84,19 @@ function parseVtt(text: string): ParsedSubtitle {
   if (!header || !/^WEBVTT(?:[ \t].*)?$/.test(header[0]!)) {
     return { ok: false, error: 'a WebVTT file starts with "WEBVTT"' }
   }
-  const cues: Cue[] = []
-  for (const [n, lines] of rest.entries()) {
-    if (/^(NOTE|STYLE|REGION)(\s|$)/.test(lines[0]!)) continue
-    const at = lines[0]!.includes('-->') ? 0 : 1
-    const times = lines[at] === undefined ? null : timing(lines[at]!, VTT_TIME)
-    if (!times) return { ok: false, error: `WebVTT block ${n + 1}: no "00:00:01.000 --> 00:00:02.000" timing line` }
-    const problem = checkCue(times, `WebVTT block ${n + 1}`)
-    if (problem) return { ok: false, error: problem }
-    cues.push({
-      ...times,
-      text: lines
-        .slice(at + 1)
-        .join('\n')
-        .trim(),
-    })
-  }
-  if (cues.length === 0) return { ok: false, error: 'the file holds no cue' }
-  return { ok: true, format: 'vtt', cues }
+  const cues = rest
+    .map((lines, n) => ({ lines, n }))
+    .filter(({ lines }) => !/^(NOTE|STYLE|REGION)(\s|$)/.test(lines[0]!))
+    .map(({ lines, n }) =>
+      cueOf(
+        lines,
+        lines[0]!.includes('-->') ? 0 : 1,
+        VTT_TIME,
+        `WebVTT block ${n + 1}`,
+        '00:00:01.000 --> 00:00:02.000',
+      ),
+    )
+  return parsed('vtt', cues)
 }
 
 /**
