@@ -104,8 +104,14 @@ const GOAL = { ratio: 0.4, p99: 20 }
  */
 const AUTHZ_GOAL = 1 / 1.25
 
-/** The same createServer options as src/kernel/http/app.ts (createHttpServer). */
-const SERVER_OPTIONS = { keepAliveTimeout: 5000, requestTimeout: 0, headersTimeout: 60_000 }
+/** The same createServer options as src/kernel/http/app.ts (createHttpServer) gives the http defaults. */
+const SERVER_OPTIONS = {
+  maxHeaderSize: 16384,
+  keepAliveTimeout: 5000,
+  requestTimeout: 0,
+  headersTimeout: 20_000,
+  connectionsCheckingInterval: 5000,
+}
 
 const dist = (path) => {
   const file = join(DIST, path)

@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
-import { HttpError, type HttpContext } from '../../src/kernel/index.js'
+import { HttpError, type HttpContext, internalError } from '../../src/kernel/index.js'
 import type { FileView } from './files.types.js'
 
 /** The permission of the endpoints behind upload links (docs/authorization.md). */
@@ -20,8 +20,11 @@ export function asUploadError(c: HttpContext, error: unknown): HttpError {
   if (error instanceof UniqueConstraintViolationException) {
     return new HttpError(412, 'A value that must be unique is already used; retry with another one.')
   }
-  c.log.error({ err: error, method: c.req.method, path: (c.req.url ?? '').split('?')[0] }, 'upload failed')
-  return new HttpError(500, 'Internal error: the server log has the details.')
+  c.log.error(
+    { err: error, id: c.requestId, method: c.req.method, path: (c.req.url ?? '').split('?')[0] },
+    'upload failed',
+  )
+  return internalError(c.requestId)
 }
 
 /** `{"error": {"code", "message", "fields"?}}`: a 412 also lists its fields in the message, for plain displays. */

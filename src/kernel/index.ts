@@ -19,7 +19,16 @@ export type { EventHandler, EventName, KernelEvents } from './events.js'
 export { API_VERSION } from './http/app.js'
 export type { HttpContext } from './http/context.js'
 export { parseDigestHeader } from './http/digest.js'
-export { HttpError, badRequest, forbidden, invalid, notFound, tooLarge, type FieldErrors } from './http/errors.js'
+export {
+  HttpError,
+  badRequest,
+  forbidden,
+  internalError,
+  invalid,
+  notFound,
+  tooLarge,
+  type FieldErrors,
+} from './http/errors.js'
 export type { Form, FormFile, FormValue } from './http/forms.js'
 export type { LinkBuilder } from './http/links.js'
 export { VENDOR_XML, XML_CONTENT_TYPE } from './http/negotiate.js'

@@ -230,7 +230,13 @@ export class Kernel {
       ? services.ports.get('nonceCounter')
       : (this.nonceCounter = new MemoryNonceCounter())
     const digest = new DigestAuth(
-      { realm: services.config.auth.realm, nonceTtl: services.config.auth.nonce_ttl, secret: services.secret },
+      {
+        realm: services.config.auth.realm,
+        nonceTtl: services.config.auth.nonce_ttl,
+        secret: services.secret,
+        // One warn line per refused attempt, with address and username: fail2ban's input.
+        onRefused: (refusal) => services.log.warn({ event: 'auth_failed', ...refusal }, 'authentication refused'),
+      },
       counter,
     )
     const credentials = services.ports.get('credentials')
@@ -261,7 +267,7 @@ export class Kernel {
 
   /** Starts the HTTP server. */
   async listen(port = this.config.http.port, host = this.config.http.host): Promise<Listening> {
-    const server = createHttpServer(this.requestListener())
+    const server = createHttpServer(this.requestListener(), this.config.http, this.services.log)
     this.server = server
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)

@@ -49,6 +49,11 @@ describe('loadConfig defaults', () => {
       max_fields: 200,
       max_list: 5000,
       shutdown_timeout: 10,
+      max_header_size: 16384,
+      headers_timeout: 20,
+      request_timeout: 0,
+      idle_timeout: 300,
+      keep_alive_timeout: 5,
     })
     expect(config.database).toEqual({ url: '', pool_max: 10, debug: false })
     expect(config.auth).toEqual({ realm: 'mediactl', nonce_ttl: 300, secret: '' })

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { describe, expect, it } from 'vitest'
-import { DigestAuth, parseDigestHeader } from '../../src/kernel/http/digest.js'
+import { DigestAuth, type DigestRefusal, MAX_DIGEST_HEADER, parseDigestHeader } from '../../src/kernel/http/digest.js'
 import { HttpError } from '../../src/kernel/http/errors.js'
 import { MemoryNonceCounter } from '../../src/kernel/http/nonce-counter.memory.js'
 import type { DigestCredentials } from '../../src/kernel/ports/credentials.port.js'
@@ -56,8 +56,15 @@ describe('parseDigestHeader', () => {
     expect({ ...parseDigestHeader('Digest a="", b=') }).toEqual({ a: '', b: '' })
   })
 
-  it('lets a repeated parameter take the last value', () => {
-    expect(parseDigestHeader('Digest nc=00000001, nc=00000002')?.nc).toBe('00000002')
+  it('refuses a repeated parameter: which value would count is ambiguous', () => {
+    expect(parseDigestHeader('Digest nc=00000001, nc=00000002')).toBeNull()
+    expect(parseDigestHeader('Digest NC=00000001, nc=00000002')).toBeNull()
+  })
+
+  it('refuses a header longer than MAX_DIGEST_HEADER without parsing it', () => {
+    const long = `Digest username="admin", uri="/${'a'.repeat(MAX_DIGEST_HEADER)}"`
+    expect(parseDigestHeader(long)).toBeNull()
+    expect(parseDigestHeader(`Digest username="admin", uri="/${'a'.repeat(100)}"`)).not.toBeNull()
   })
 
   it('makes a parameter object without a prototype', () => {
@@ -86,9 +93,16 @@ describe('parseDigestHeader', () => {
 
 const SECRET = 'unit-test-secret'
 
-function makeAuth(options: { secret?: string; nonceTtl?: number; realm?: string } = {}): DigestAuth {
+function makeAuth(
+  options: { secret?: string; nonceTtl?: number; realm?: string; onRefused?: (r: DigestRefusal) => void } = {},
+): DigestAuth {
   return new DigestAuth(
-    { realm: options.realm ?? 'mediactl', nonceTtl: options.nonceTtl ?? 300, secret: options.secret ?? SECRET },
+    {
+      realm: options.realm ?? 'mediactl',
+      nonceTtl: options.nonceTtl ?? 300,
+      secret: options.secret ?? SECRET,
+      onRefused: options.onRefused,
+    },
     new MemoryNonceCounter(),
   )
 }
@@ -282,6 +296,45 @@ describe('DigestAuth.authenticate', () => {
     const error = await refusal(auth.authenticate(req(header(auth, { nonce, key: 'wrong' })), lookup))
     expect(error.status).toBe(401)
     expect(error.headers['WWW-Authenticate']).not.toContain('stale')
+  })
+
+  it('refuses duplicated parameters, a missing opaque and an oversized username with 401', async () => {
+    const auth = makeAuth()
+    const cases = [
+      header(auth, { extra: ', nc=00000002' }),
+      header(auth, { extra: ', username="jane"' }),
+      header(auth).replace(/, opaque="[^"]*"/, ''),
+      header(auth).replace('username="jane"', `username="${'j'.repeat(300)}"`),
+      header(auth, { extra: `, padding="${'x'.repeat(MAX_DIGEST_HEADER)}"` }),
+    ]
+    for (const value of cases) {
+      const error = await refusal(auth.authenticate(req(value), lookup))
+      expect(error.status, value.slice(0, 120)).toBe(401)
+    }
+  })
+
+  it('reports each refused attempt with the address and username, never the response hash', async () => {
+    const refusals: DigestRefusal[] = []
+    const auth = makeAuth({ nonceTtl: 60, onRefused: (r) => refusals.push(r) })
+    const withSocket = (authorization: string | undefined): IncomingMessage =>
+      Object.assign(req(authorization), { socket: { remoteAddress: '127.0.0.9' } }) as IncomingMessage
+    const wrong = header(auth, { key: 'wrong' })
+    await refusal(auth.authenticate(withSocket(wrong), lookup))
+    await refusal(auth.authenticate(withSocket('Digest garbage'), lookup))
+    // Neither the first, credential-less request of every client nor a renewed nonce is an attack.
+    await refusal(auth.authenticate(withSocket(undefined), lookup))
+    await refusal(auth.authenticate(withSocket(header(auth, { nonce: auth.nonce(Date.now() - 61_000) })), lookup))
+    await expect(auth.authenticate(withSocket(header(auth)), lookup)).resolves.toBe(USER)
+    expect(refusals).toEqual([
+      { ip: '127.0.0.9', username: 'jane', reason: 'Wrong username or API key.' },
+      {
+        ip: '127.0.0.9',
+        username: undefined,
+        reason: 'Malformed Authorization header: expected HTTP Digest credentials.',
+      },
+    ])
+    const response = /response="([^"]+)"/.exec(wrong)![1]!
+    expect(JSON.stringify(refusals)).not.toContain(response)
   })
 
   it('refuses an inactive user with 401', async () => {

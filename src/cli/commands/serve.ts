@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import { readConfig } from '../../app/boot.js'
 import { serve } from '../../app/serve.js'
 import { createLogger } from '../../kernel/index.js'
+import { guardProcess } from '../../app/process-guards.js'
 import { BaseCommand } from '../base-command.js'
 import { curlExample } from '../format.js'
 
@@ -41,6 +42,7 @@ SIGTERM or SIGINT stops it gracefully: no new connections, requests in flight fi
           }
         : undefined,
     })
+    guardProcess(serving.kernel.log)
     // Catch the signals before announcing readiness: whoever waits for the line below may stop us at once.
     const stopped = new Promise<void>((resolve) => {
       const stop = (signal: string): void => {

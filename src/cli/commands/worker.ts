@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import { readConfig } from '../../app/boot.js'
 import { work } from '../../app/worker.js'
 import { createLogger } from '../../kernel/index.js'
+import { guardProcess } from '../../app/process-guards.js'
 import { BaseCommand } from '../base-command.js'
 
 export default class Worker extends BaseCommand<typeof Worker> {
@@ -27,6 +28,7 @@ export default class Worker extends BaseCommand<typeof Worker> {
       logger: this.jsonEnabled() ? createLogger(readConfig(this.configOptions()).log_level, 2) : undefined,
       concurrency: this.flags.concurrency,
     })
+    guardProcess(working.kernel.log)
     // Catch the signals before announcing readiness: whoever waits for the line below may stop us at once.
     const stopped = new Promise<void>((resolve) => {
       const stop = (signal: string): void => {

@@ -29,6 +29,16 @@ export const kernelConfigSchema = z
         max_list: positiveInt,
         /** Seconds a graceful shutdown waits for requests in flight. */
         shutdown_timeout: z.number().positive(),
+        /** Largest request head (request line and headers), in bytes; 431 beyond. */
+        max_header_size: z.number().int().min(1024).max(1048576),
+        /** Seconds a client has to send a whole request head (slowloris); 408 and closed beyond. */
+        headers_timeout: z.number().positive(),
+        /** Seconds a client has to send a whole request, body included; 0: no limit (uploads take long). */
+        request_timeout: z.number().min(0),
+        /** Seconds a connection may stay silent (no byte either way) before it is closed; 0: never. */
+        idle_timeout: z.number().min(0),
+        /** Seconds an idle keep-alive connection stays open for the client's next request. */
+        keep_alive_timeout: z.number().positive(),
       })
       .strict(),
     database: z

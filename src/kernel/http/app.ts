@@ -1,12 +1,14 @@
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
+import { randomUUID } from 'node:crypto'
+import { type IncomingMessage, STATUS_CODES, type Server, type ServerResponse, createServer } from 'node:http'
 import { performance } from 'node:perf_hooks'
-import { Readable } from 'node:stream'
+import { type Duplex, Readable, pipeline } from 'node:stream'
 import { NotFoundError, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { Principal } from '../ports/credentials.port.js'
 import { verifyToken } from '../signed-token.js'
+import type { Logger } from '../log.js'
 import type { KernelServices } from '../services.js'
 import { HttpContext } from './context.js'
-import { HttpError, notFound } from './errors.js'
+import { HttpError, internalError, notFound } from './errors.js'
 import { XML_CONTENT_TYPE, accepts, acceptsXml } from './negotiate.js'
 import { errorPage } from './page.js'
 import { type Reply, reply } from './reply.js'
@@ -43,8 +45,9 @@ function send(res: ServerResponse, reply: Reply, extra: Record<string, string>, 
   } else if (reply.body instanceof Readable) {
     if (reply.type) headers['Content-Type'] = reply.type
     res.writeHead(reply.status, headers)
-    reply.body.on('error', () => res.destroy())
-    reply.body.pipe(res)
+    // pipeline, not pipe: a client gone mid-answer (a player seeking away) destroys the
+    // source too, so its file descriptor is released at once.
+    pipeline(reply.body, res, () => undefined)
   } else if (reply.body !== undefined) {
     if (reply.type) headers['Content-Type'] = reply.type
     headers['Content-Length'] = Buffer.byteLength(reply.body)
@@ -68,16 +71,35 @@ function splitTarget(url: string): { path: string; search: string } {
   return q === -1 ? { path: url, search: '' } : { path: url.slice(0, q), search: url.slice(q + 1) }
 }
 
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/
+
+/**
+ * Decodes the path parameters. A control character (a NUL above all, which PostgreSQL cannot
+ * even compare) never names anything, since no name or slug may hold one: 404 before any query.
+ */
 function decodeParams(raw: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [key, value] of Object.entries(raw)) {
+    let decoded: string
     try {
-      out[key] = decodeURIComponent(value)
+      decoded = decodeURIComponent(value)
     } catch {
       throw new HttpError(400, `Malformed percent-encoding in the path parameter "${key}".`)
     }
+    if (CONTROL.test(decoded)) throw notFound()
+    out[key] = decoded
   }
   return out
+}
+
+/**
+ * The id of a request: the proxy's `X-Request-Id` when it is a plain token (so one id
+ * follows the request through the proxy's log and ours), else a fresh one.
+ */
+function requestIdOf(req: IncomingMessage): string {
+  const sent = req.headers['x-request-id']
+  return typeof sent === 'string' && /^[\w.-]{1,64}$/.test(sent) ? sent : randomUUID()
 }
 
 export interface HttpAppOptions {
@@ -94,6 +116,15 @@ export interface HttpAppOptions {
    * served (a media's own domain → `/portal/<media>`), or null to serve them as usual.
    */
   hostPrefix?(host: string): Promise<string | null>
+}
+
+/** Headers every answer keeps, errors included. */
+const KEPT_HEADERS = new Set(['x-api-version', 'x-request-id'])
+
+/** What one request carries through the pipeline, for its log line. */
+interface RequestState {
+  id: string
+  user?: string
 }
 
 /** What page routes produce (RouteOptions.produces): their errors are pages too. */
@@ -154,7 +185,7 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
     return (await options.hostPrefix(host)) ?? ''
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, state: { user?: string }): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, state: RequestState): Promise<void> {
     let produces: string | undefined
     let embeddable = false
     try {
@@ -189,13 +220,15 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
       send(res, result, context.responseHeaders, options.isClosing?.() ?? false)
     } catch (error) {
       const known = toHttpError(error)
-      if (!known) log.error({ err: error, method: req.method, path: loggedTarget(req.url) }, 'request failed')
-      const answer = known ?? new HttpError(500, 'Internal error: the server log has the details.')
+      if (!known)
+        log.error({ err: error, id: state.id, method: req.method, path: loggedTarget(req.url) }, 'request failed')
+      // The id in the body lets a client's report be matched with the log line above.
+      const answer = known ?? internalError(state.id)
       if (res.headersSent) {
         res.destroy()
         return
       }
-      for (const name of res.getHeaderNames()) if (name !== 'x-api-version') res.removeHeader(name)
+      for (const name of res.getHeaderNames()) if (!KEPT_HEADERS.has(name)) res.removeHeader(name)
       // Pages (player, recorder, portal) answer their errors as pages: a browser shows them.
       const page = produces === HTML_PRODUCES && accepts(req.headers.accept, HTML_PRODUCES)
       send(
@@ -211,8 +244,9 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
 
   return (req, res) => {
     const started = performance.now()
-    const state: { user?: string } = {}
+    const state: RequestState = { id: requestIdOf(req) }
     res.setHeader('X-Api-Version', API_VERSION)
+    res.setHeader('X-Request-Id', state.id)
     if (options.isClosing?.()) res.shouldKeepAlive = false
     res.on('close', () => {
       log.info(
@@ -222,16 +256,82 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
           status: res.writableFinished ? res.statusCode : 499,
           ms: Math.round((performance.now() - started) * 10) / 10,
           user: state.user ?? null,
+          id: state.id,
         },
         'request',
       )
     })
-    void handle(req, res, state)
+    // Last line of defence: even answering the error failed (a header a handler built from
+    // input, a socket gone). That request is lost, not the process.
+    handle(req, res, state).catch((error: unknown) => {
+      log.error({ err: error, id: state.id, method: req.method, path: loggedTarget(req.url) }, 'answer failed')
+      res.destroy()
+    })
   }
 }
 
-/** A node:http server around the pipeline, with keep-alive tuned for API clients. */
-export function createHttpServer(listener: (req: IncomingMessage, res: ServerResponse) => void): Server {
-  const server = createServer({ keepAliveTimeout: 5000, requestTimeout: 0, headersTimeout: 60_000 }, listener)
+/** The `http` settings the server itself enforces (see docs/security.md). */
+export interface ServerLimits {
+  max_header_size: number
+  headers_timeout: number
+  request_timeout: number
+  idle_timeout: number
+  keep_alive_timeout: number
+}
+
+/** What a broken request (one node:http could not even parse) answers, by node's error code. */
+function clientErrorStatus(code: string | undefined): { status: number; message: string } {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return { status: 431, message: 'The request headers are too large: send fewer or shorter headers.' }
+  }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return { status: 408, message: 'The request took too long to arrive: send it again, faster.' }
+  }
+  return { status: 400, message: 'Malformed HTTP request.' }
+}
+
+/**
+ * A node:http server around the pipeline, with the limits that keep one client from
+ * starving the others: a bounded request head (431), a deadline for it (slowloris: 408),
+ * an optional deadline for the whole request, an idle timeout and keep-alive for API clients.
+ * Requests node:http cannot parse get the contract's error body, then the connection closes.
+ */
+export function createHttpServer(
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+  limits: ServerLimits,
+  log?: Logger,
+): Server {
+  const ms = (seconds: number): number => Math.round(seconds * 1000)
+  const requestTimeout = ms(limits.request_timeout)
+  // node:http refuses a head deadline beyond the whole request's.
+  const headersTimeout =
+    requestTimeout > 0 ? Math.min(ms(limits.headers_timeout), requestTimeout) : ms(limits.headers_timeout)
+  const server = createServer(
+    {
+      maxHeaderSize: limits.max_header_size,
+      headersTimeout,
+      requestTimeout,
+      keepAliveTimeout: ms(limits.keep_alive_timeout),
+      // How often the deadlines above are checked: often enough that they hold to about a quarter.
+      connectionsCheckingInterval: Math.max(100, Math.min(5000, Math.round(headersTimeout / 4))),
+    },
+    listener,
+  )
+  server.timeout = ms(limits.idle_timeout)
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const pending = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage
+    if (error.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
+      socket.destroy()
+      return
+    }
+    const { status, message } = clientErrorStatus(error.code)
+    const remote = (socket as Duplex & { remoteAddress?: string }).remoteAddress
+    log?.info({ status, code: error.code, ip: remote }, 'client error')
+    const body = renderXml(errorDocument(new HttpError(status, message)))
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: ${XML_CONTENT_TYPE}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Api-Version: ${API_VERSION}\r\n\r\n${body}`,
+    )
+  })
   return server
 }

@@ -55,6 +55,11 @@ export class HttpContext {
     return this.services.authz
   }
 
+  /** The id of this request in the log (also the answer's `X-Request-Id`). */
+  get requestId(): string {
+    return String(this.res.getHeader('x-request-id') ?? '')
+  }
+
   get log(): Logger {
     return this.services.log
   }

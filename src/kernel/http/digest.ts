@@ -11,10 +11,40 @@ export interface DigestOptions {
   nonceTtl: number
   /** Server secret: signs nonces so any serving process can check them. */
   secret: string
+  /**
+   * Told of every refused credentials (not of a missing header, the first step of every
+   * client, nor of an expired nonce, which a client renews on its own): for the log that
+   * fail2ban or a proxy's rate limiter reads. Never given the response hash.
+   */
+  onRefused?(refusal: DigestRefusal): void
 }
 
-/** Parses `Digest a=b, c="d"` into its parameters; null when it is not a Digest header. */
+/** A refused Digest attempt, as logged. */
+export interface DigestRefusal {
+  /** The client's address (the socket's peer). */
+  ip: string | undefined
+  /** The username sent, when there was one (cut to 64 characters). */
+  username: string | undefined
+  /** Why, in the words of the 401's message. */
+  reason: string
+}
+
+/**
+ * The longest Digest header taken (8 KiB: `uri` repeats the request target, which may be
+ * long); the real ones are a few hundred bytes, and nothing longer is even parsed.
+ */
+export const MAX_DIGEST_HEADER = 8192
+
+/** No username is longer (identity's rule is stricter): a longer one is refused before any lookup. */
+const MAX_USERNAME = 255
+
+/**
+ * Parses `Digest a=b, c="d"` into its parameters; null when it is not a Digest header, is
+ * longer than MAX_DIGEST_HEADER, or names a parameter twice (which value would count is
+ * ambiguous, so neither does).
+ */
 export function parseDigestHeader(header: string): Record<string, string> | null {
+  if (header.length > MAX_DIGEST_HEADER) return null
   const match = /^\s*Digest\s+(.+)$/is.exec(header)
   if (!match) return null
   const params: Record<string, string> = Object.create(null) as Record<string, string>
@@ -23,7 +53,9 @@ export function parseDigestHeader(header: string): Record<string, string> | null
   let consumed = 0
   let part: RegExpExecArray | null
   while (consumed < body.length && (part = re.exec(body)) !== null) {
-    params[part[1]!.toLowerCase()] = part[2] !== undefined ? part[2].replace(/\\(.)/g, '$1') : part[3]!
+    const name = part[1]!.toLowerCase()
+    if (name in params) return null
+    params[name] = part[2] !== undefined ? part[2].replace(/\\(.)/g, '$1') : part[3]!
     consumed = re.lastIndex
   }
   return consumed >= body.trimEnd().length ? params : null
@@ -100,8 +132,31 @@ export class DigestAuth {
   ): Promise<DigestCredentials> {
     const header = req.headers.authorization ?? (req.headers['www-authenticate'] as string | undefined)
     if (!header) throw this.missing()
+    try {
+      return await this.check(req, header, lookup)
+    } catch (error) {
+      const stale = error instanceof HttpError && error.headers['WWW-Authenticate']?.endsWith('stale=true')
+      if (error instanceof HttpError && !stale) {
+        const username = parseDigestHeader(header)?.username
+        this.options.onRefused?.({
+          ip: req.socket?.remoteAddress,
+          username: username?.slice(0, 64),
+          reason: error.message,
+        })
+      }
+      throw error
+    }
+  }
+
+  private async check(
+    req: IncomingMessage,
+    header: string,
+    lookup: (username: string) => Promise<DigestCredentials | null>,
+  ): Promise<DigestCredentials> {
     const p = parseDigestHeader(header)
-    if (!p) throw this.unauthorized('Malformed Authorization header: expected HTTP Digest credentials.')
+    if (!p) {
+      throw this.unauthorized('Malformed Authorization header: expected HTTP Digest credentials.')
+    }
     const { username, realm, nonce, uri, response, qop, nc, cnonce, opaque } = p
     if (!username || !realm || !nonce || !uri || !response || !nc || !cnonce || !qop) {
       throw this.unauthorized(
@@ -111,7 +166,10 @@ export class DigestAuth {
     if (realm !== this.options.realm) throw this.unauthorized(`Wrong realm: use "${this.options.realm}".`)
     if (qop !== 'auth') throw this.unauthorized('Unsupported qop: use qop=auth.')
     if (p.algorithm && p.algorithm.toUpperCase() !== 'MD5') throw this.unauthorized('Unsupported algorithm: use MD5.')
-    if (opaque !== this.opaque) throw this.unauthorized('The opaque value must be echoed from the challenge.')
+    if (!opaque || !safeEqual(opaque, this.opaque)) {
+      throw this.unauthorized('The opaque value must be echoed from the challenge.')
+    }
+    if (username.length > MAX_USERNAME) throw this.unauthorized('Wrong username or API key.')
     if (!/^[0-9a-fA-F]{8}$/.test(nc)) throw this.unauthorized('The nonce count (nc) must be 8 hexadecimal digits.')
     if (uri !== req.url) throw badRequest('The Digest uri does not match the request target.')
     const age = this.nonceAge(nonce)

@@ -30,3 +30,6 @@ export const notFound = (what = 'Nothing at the requested address.'): HttpError 
 export const invalid = (fields: FieldErrors, message = 'The submitted data is invalid.'): HttpError =>
   new HttpError(412, message, fields)
 export const tooLarge = (message: string): HttpError => new HttpError(413, message)
+/** 500 for a failure of ours: the request id finds the logged details, which the answer never shows. */
+export const internalError = (requestId: string): HttpError =>
+  new HttpError(500, `Internal error (request ${requestId}): the server log has the details.`)

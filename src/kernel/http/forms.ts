@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import busboy from 'busboy'
-import { HttpError, badRequest, tooLarge } from './errors.js'
+import { HttpError, badRequest, invalid, tooLarge } from './errors.js'
 
 /** A parsed form: bracket notation (`permission[Media][edit]`) becomes nested values. */
 export interface Form {
@@ -42,8 +42,15 @@ function fieldPath(name: string): string[] {
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'prototype', 'constructor'])
 
-/** Sets a field into a form by its bracket path; a later value replaces an earlier one. */
+/**
+ * Sets a field into a form by its bracket path; a later value replaces an earlier one.
+ * A NUL character can be stored by no database (PostgreSQL refuses it in text): such a
+ * field is refused here, once for every form, with a 412 naming it.
+ */
 export function setField(form: Form, name: string, value: string): void {
+  if (name.includes('\u0000') || value.includes('\u0000')) {
+    throw invalid({ [name.replaceAll('\u0000', '')]: 'Remove the NUL character: it cannot be stored.' })
+  }
   const path = fieldPath(name)
   if (path.some((key) => FORBIDDEN_KEYS.has(key))) return
   let node: Form = form
@@ -91,21 +98,29 @@ function readUrlencoded(req: IncomingMessage, limits: FormLimits): Promise<Form>
       }
       chunks.push(chunk)
     })
-    req.on('aborted', () => {
+    const interrupted = (): void => {
+      if (failed) return
       failed = true
       reject(badRequest('The request body was interrupted.'))
+    }
+    req.on('aborted', interrupted)
+    req.on('error', interrupted)
+    req.on('close', () => {
+      if (!req.complete) interrupted()
     })
     req.on('end', () => {
       if (failed) return
       const params = new URLSearchParams(Buffer.concat(chunks).toString('utf8'))
       const form = emptyForm()
       let count = 0
-      for (const [key, value] of params) {
-        if (++count > limits.maxFields) {
-          reject(tooLarge(`A request may carry at most ${limits.maxFields} fields.`))
-          return
+      try {
+        for (const [key, value] of params) {
+          if (++count > limits.maxFields) throw tooLarge(`A request may carry at most ${limits.maxFields} fields.`)
+          setField(form, key, value)
         }
-        setField(form, key, value)
+      } catch (error) {
+        reject(error as Error)
+        return
       }
       resolve(form)
     })
@@ -171,11 +186,7 @@ export function readForm(
       req.unpipe(parser)
       req.resume()
       // A file part cut off (client gone, form refused) must fail its consumer, not leave it waiting.
-      for (const stream of fileStreams) {
-        // The handler may have given the part up already (resumed it): then nobody listens.
-        stream.on('error', () => undefined)
-        stream.destroy(error)
-      }
+      for (const stream of fileStreams) stream.destroy(error)
       reject(error)
     }
     parser.on('field', (name, value, info) => {
@@ -184,9 +195,16 @@ export function readForm(
         fail(tooLarge(`The form fields are larger than ${limits.bodyLimit} bytes.`))
         return
       }
-      setField(form, name, value)
+      try {
+        setField(form, name, value)
+      } catch (error) {
+        fail(error as HttpError)
+      }
     })
     parser.on('file', (field, stream, info) => {
+      // A part cut off by the end of the body fails its stream: with no listener that error
+      // would end the process, so every part gets one before anything else happens to it.
+      stream.on('error', () => undefined)
       if (failed || !onFile) {
         stream.resume()
         return
@@ -230,6 +248,7 @@ export function readForm(
     }
     const interrupted = (): void => fail(badRequest('The request body was interrupted.'))
     req.on('aborted', interrupted)
+    req.on('error', interrupted)
     req.on('close', () => {
       if (req.complete === false) interrupted()
     })
