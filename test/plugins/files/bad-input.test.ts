@@ -130,11 +130,21 @@ describe('bad input: file names, cut connections, malformed bodies, oversize fil
     const bare = body.toString('latin1').replace('; filename="x"', '')
     const file = await alice.post('/files', { body: Buffer.from(bare, 'latin1'), headers })
     expect(text(xmlOf(file, 200).file.name)).toBe('file')
-    const field = bare.replace('Content-Type: application/octet-stream', 'Content-Type: text/plain')
+    // Text, not the PNG: binary with a NUL in a text field is refused for the NUL (kernel rule) first.
+    const textual = multipartRequest([{ name: 'path', filename: 'x', data: Buffer.from('plain words') }])
+    const field = textual.body
+      .toString('latin1')
+      .replace('; filename="x"', '')
+      .replace('Content-Type: application/octet-stream', 'Content-Type: text/plain')
     await leavesNothing(async () => {
-      expectError(await alice.post('/files', { body: Buffer.from(field, 'latin1'), headers }), 412, INVALID, {
-        path: NO_FILE,
-      })
+      const res = await alice.post('/files', { body: Buffer.from(field, 'latin1'), headers: textual.headers })
+      expectError(res, 412, INVALID, { path: NO_FILE })
+    })
+    // The same part carrying binary with a NUL: 412 on the same field, for the NUL.
+    const binary = bare.replace('Content-Type: application/octet-stream', 'Content-Type: text/plain')
+    await leavesNothing(async () => {
+      const res = await alice.post('/files', { body: Buffer.from(binary, 'latin1'), headers })
+      expectError(res, 412, INVALID, { path: 'Remove the NUL character: it cannot be stored.' })
     })
   })
 
