@@ -24,7 +24,9 @@ function binary(name: 'ffmpeg' | 'ffprobe', env: NodeJS.ProcessEnv): MediaBinary
   if (!found) throw new Error(`encoder-ffmpeg: no ${name} found: ${FIX}`)
   // One on PATH was just run; a configured or bundled path is only checked, which costs
   // nothing at each CLI start (`mediactl doctor` runs it and shows its version).
-  if (found.source !== 'path') {
+  // A bare command name (`FFMPEG_PATH=ffmpeg`) is looked up on PATH when run, like the PATH case.
+  const command = found.source === 'path' || (found.source === 'env' && !found.path.includes('/'))
+  if (!command) {
     try {
       accessSync(found.path, constants.X_OK)
     } catch {

@@ -186,6 +186,39 @@ describe('readForm', () => {
     expect(plain(form)).toEqual({})
   })
 
+  it('answers 412 for a NUL anywhere, naming every field with a control character', async () => {
+    const urlencodedError = await rejection(readForm(urlencoded('a=x%00&b=y%01&c=ok&d%00=1'), LIMITS))
+    expect(urlencodedError.status).toBe(412)
+    expect(urlencodedError.fields).toEqual({
+      a: 'must not contain control characters',
+      b: 'must not contain control characters',
+      d: 'must not contain control characters',
+    })
+    const multipartError = await rejection(
+      readForm(multipartRequest(multipart([{ name: 'a', value: 'x\u0000' }, { name: 'b', value: 'fine' }])), LIMITS),
+    )
+    expect(multipartError.fields).toEqual({ a: 'must not contain control characters' })
+    expect(() => formFromQuery('q=%00')).toThrow(HttpError)
+    // Without a NUL, control characters are left to the field rules (which name the field the same way).
+    expect(plain(await readForm(urlencoded('b=y%01'), LIMITS))).toEqual({ b: 'y\u0001' })
+  })
+
+  it('refuses a NUL field before a later file part is handed to its handler', async () => {
+    let handed = false
+    const body = multipart([
+      { name: 'name', value: 'a\u0000' },
+      { name: 'path', value: 'bytes', filename: 'f.bin', type: 'application/octet-stream' },
+    ])
+    const error = await rejection(
+      readForm(multipartRequest(body), LIMITS, async (file) => {
+        handed = true
+        file.stream.resume()
+      }),
+    )
+    expect(error.status).toBe(412)
+    expect(handed).toBe(false)
+  })
+
   it('answers 400 for a body that is not a form', async () => {
     const error = await rejection(
       readForm(request('{"a":1}', { 'content-type': 'application/json', 'content-length': '7' }), LIMITS),

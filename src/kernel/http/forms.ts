@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import busboy from 'busboy'
-import { HttpError, badRequest, invalid, tooLarge } from './errors.js'
+import { type FieldErrors, HttpError, badRequest, invalid, tooLarge } from './errors.js'
+import { CONTROL_CHARACTERS } from './validate.js'
 
 /** A parsed form: bracket notation (`permission[Media][edit]`) becomes nested values. */
 export interface Form {
@@ -42,15 +43,8 @@ function fieldPath(name: string): string[] {
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'prototype', 'constructor'])
 
-/**
- * Sets a field into a form by its bracket path; a later value replaces an earlier one.
- * A NUL character can be stored by no database (PostgreSQL refuses it in text): such a
- * field is refused here, once for every form, with a 412 naming it.
- */
+/** Sets a field into a form by its bracket path; a later value replaces an earlier one. */
 export function setField(form: Form, name: string, value: string): void {
-  if (name.includes('\u0000') || value.includes('\u0000')) {
-    throw invalid({ [name.replaceAll('\u0000', '')]: 'Remove the NUL character: it cannot be stored.' })
-  }
   const path = fieldPath(name)
   if (path.some((key) => FORBIDDEN_KEYS.has(key))) return
   let node: Form = form
@@ -68,6 +62,23 @@ export function setField(form: Form, name: string, value: string): void {
   node[path.at(-1)!] = value
 }
 
+/**
+ * A NUL can be stored by no database (PostgreSQL refuses it in text, even to compare), and
+ * a handler may hand a field to a query before any field rule runs: so a form holding one is
+ * refused here, once for every route, before the handler sees it. The 412 names every field
+ * that breaks the text fields' rule (control characters), as the field rules would.
+ */
+function refuseNul(fields: [string, string][]): void {
+  if (!fields.some(([name, value]) => name.includes('\u0000') || value.includes('\u0000'))) return
+  const errors: FieldErrors = {}
+  for (const [name, value] of fields) {
+    if (CONTROL_CHARACTERS.test(name) || CONTROL_CHARACTERS.test(value)) {
+      errors[name.replace(new RegExp(CONTROL_CHARACTERS.source, 'g'), '')] = 'must not contain control characters'
+    }
+  }
+  throw invalid(errors)
+}
+
 export function emptyForm(): Form {
   return Object.create(null) as Form
 }
@@ -75,7 +86,9 @@ export function emptyForm(): Form {
 /** Builds a form from a query string (`URLSearchParams`). */
 export function formFromQuery(search: string): Form {
   const form = emptyForm()
-  for (const [key, value] of new URLSearchParams(search)) setField(form, key, value)
+  const fields = [...new URLSearchParams(search)]
+  refuseNul(fields)
+  for (const [key, value] of fields) setField(form, key, value)
   return form
 }
 
@@ -110,18 +123,19 @@ function readUrlencoded(req: IncomingMessage, limits: FormLimits): Promise<Form>
     })
     req.on('end', () => {
       if (failed) return
-      const params = new URLSearchParams(Buffer.concat(chunks).toString('utf8'))
+      const fields = [...new URLSearchParams(Buffer.concat(chunks).toString('utf8'))]
+      if (fields.length > limits.maxFields) {
+        reject(tooLarge(`A request may carry at most ${limits.maxFields} fields.`))
+        return
+      }
       const form = emptyForm()
-      let count = 0
       try {
-        for (const [key, value] of params) {
-          if (++count > limits.maxFields) throw tooLarge(`A request may carry at most ${limits.maxFields} fields.`)
-          setField(form, key, value)
-        }
+        refuseNul(fields)
       } catch (error) {
         reject(error as Error)
         return
       }
+      for (const [key, value] of fields) setField(form, key, value)
       resolve(form)
     })
   })
@@ -178,6 +192,7 @@ export function readForm(
     }
     let failed: HttpError | undefined
     let fieldBytes = 0
+    const fields: [string, string][] = []
     const pending: Promise<void>[] = []
     const fileStreams = new Set<Readable>()
     const fail = (error: HttpError): void => {
@@ -195,16 +210,21 @@ export function readForm(
         fail(tooLarge(`The form fields are larger than ${limits.bodyLimit} bytes.`))
         return
       }
-      try {
-        setField(form, name, value)
-      } catch (error) {
-        fail(error as HttpError)
-      }
+      fields.push([name, value])
+      setField(form, name, value)
     })
     parser.on('file', (field, stream, info) => {
       // A part cut off by the end of the body fails its stream: with no listener that error
       // would end the process, so every part gets one before anything else happens to it.
       stream.on('error', () => undefined)
+      if (!failed) {
+        try {
+          // Refused before the part's bytes are stored anywhere.
+          refuseNul(fields)
+        } catch (error) {
+          fail(error as HttpError)
+        }
+      }
       if (failed || !onFile) {
         stream.resume()
         return
@@ -233,7 +253,14 @@ export function readForm(
       if (failed) return
       Promise.all(pending).then(
         () => {
-          if (!failed) resolve(form)
+          if (failed) return
+          try {
+            refuseNul(fields)
+          } catch (error) {
+            reject(error as Error)
+            return
+          }
+          resolve(form)
         },
         () => undefined,
       )

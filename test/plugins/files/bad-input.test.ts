@@ -130,7 +130,7 @@ describe('bad input: file names, cut connections, malformed bodies, oversize fil
     const bare = body.toString('latin1').replace('; filename="x"', '')
     const file = await alice.post('/files', { body: Buffer.from(bare, 'latin1'), headers })
     expect(text(xmlOf(file, 200).file.name)).toBe('file')
-    // Text, not the PNG: binary with a NUL in a text field is refused for the NUL (kernel rule) first.
+    // Text, not the PNG: binary with a NUL in a text field is refused for the NUL first (kernel rule).
     const textual = multipartRequest([{ name: 'path', filename: 'x', data: Buffer.from('plain words') }])
     const field = textual.body
       .toString('latin1')
@@ -140,11 +140,11 @@ describe('bad input: file names, cut connections, malformed bodies, oversize fil
       const res = await alice.post('/files', { body: Buffer.from(field, 'latin1'), headers: textual.headers })
       expectError(res, 412, INVALID, { path: NO_FILE })
     })
-    // The same part carrying binary with a NUL: 412 on the same field, for the NUL.
+    // The same part carrying binary with a NUL: 412 on the same field, for the NUL (a kernel rule).
     const binary = bare.replace('Content-Type: application/octet-stream', 'Content-Type: text/plain')
     await leavesNothing(async () => {
       const res = await alice.post('/files', { body: Buffer.from(binary, 'latin1'), headers })
-      expectError(res, 412, INVALID, { path: 'Remove the NUL character: it cannot be stored.' })
+      expectError(res, 412, INVALID, { path: 'must not contain control characters' })
     })
   })
 
