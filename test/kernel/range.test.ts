@@ -124,12 +124,15 @@ describe('pageFor', () => {
     expect(pageFor('entities=1-1,3-4', 5, 100).headers['Content-Range']).toBe('entities 1-1/5')
   })
 
-  it('answers 416 when the start is past the end of a non-empty list', () => {
-    const error = thrown(() => pageFor('entities=5-9', 5, 100))
-    expect(error.status).toBe(416)
-    expect(error.headers).toEqual({ 'Content-Range': 'entities */5' })
-    const open = thrown(() => pageFor('entities=7-', 5, 100))
-    expect(open.status).toBe(416)
+  it('answers an empty page with */total when the start is at or past the end of a non-empty list', () => {
+    for (const header of ['entities=5-9', 'entities=7-', 'entities=50-99']) {
+      expect(pageFor(header, 5, 100), header).toEqual({
+        page: { offset: expect.any(Number), limit: 0 },
+        headers: { 'Content-Range': 'entities */5', 'Accept-Ranges': 'entities' },
+      })
+    }
+    // The last entity itself is still served.
+    expect(pageFor('entities=4-9', 5, 100).headers['Content-Range']).toBe('entities 4-4/5')
   })
 
   it('answers an empty list with */0 instead of 416', () => {

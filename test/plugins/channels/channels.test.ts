@@ -365,7 +365,7 @@ describe('publication channels API', () => {
     const tail = await app.client.get('/media/news/channels', { headers: { range: `entities=${slugs.length - 1}-` } })
     expect(slugsOf(xmlOf(tail, 200))).toEqual([slugs.at(-1)])
     const past = await app.client.get('/media/news/channels', { headers: { range: 'entities=500-600' } })
-    expect(past.status).toBe(416)
+    expect(past.status).toBe(200) // an empty page, not 416: clients page until a page is short
     expect(past.headers['content-range']).toBe(`entities */${slugs.length}`)
   })
 

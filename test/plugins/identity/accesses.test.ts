@@ -232,7 +232,7 @@ describe('accesses of a user', () => {
     )
   })
 
-  it('Range pages the list; a start past the end is 416', async () => {
+  it('Range pages the list; a start past the end is an empty page', async () => {
     const res = await app.client.get('/user/frank/accesses', { headers: { range: 'entities=1-2' } })
     expectAccesses(res, 200, '/user/frank/accesses', [
       { subject: ['user', 'frank'], object: ['media', 'news'], role: 'default-editor' },
@@ -247,7 +247,7 @@ describe('accesses of a user', () => {
     ).toHaveLength(1)
     expect(tail.headers['content-range']).toBe('entities 3-3/4')
     const past = await app.client.get('/user/frank/accesses', { headers: { range: 'entities=4-' } })
-    expect(past.status).toBe(416)
+    expect(past.status).toBe(200) // an empty page, not 416: clients page until a page is short
     expect(past.headers['content-range']).toBe('entities */4')
   })
 

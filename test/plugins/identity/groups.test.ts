@@ -80,7 +80,7 @@ describe('groups API', () => {
     const page = await app.client.get('/platform/default/groups', { headers: { range: 'entities=1-1' } })
     expect(slugsOf(xmlOf(page, 200))).toEqual(['alpha'])
     expect(page.headers['content-range']).toBe('entities 1-1/3')
-    expect((await app.client.get('/platform/default/groups', { headers: { range: 'entities=7-9' } })).status).toBe(416)
+    expect((await app.client.get('/platform/default/groups', { headers: { range: 'entities=7-9' } })).status).toBe(200)
     // Groups of another platform are not listed here.
     await createGroup(app.client, 'Elsewhere', other)
     expect(slugsOf(xmlOf(await app.client.get('/platform/default/groups'), 200))).toEqual([

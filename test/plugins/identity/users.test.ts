@@ -150,7 +150,7 @@ describe('users API (installation administrator)', () => {
     expect(res.headers['accept-ranges']).toBe('entities')
   })
 
-  it('the list pages with Range (and 416 past the end)', async () => {
+  it('the list pages with Range (an empty page past the end)', async () => {
     const page = await app.client.get('/platform/default/users', { headers: { range: 'entities=1-2' } })
     expect(list<XmlObject>(xmlOf(page, 200).users.user).map((u) => text(u.username))).toEqual(['jdoe', 'min'])
     expect(page.headers['content-range']).toBe('entities 1-2/4')
@@ -158,7 +158,7 @@ describe('users API (installation administrator)', () => {
     expect(list<XmlObject>(xmlOf(tail, 200).users.user).map((u) => text(u.username))).toEqual(['multi'])
     expect(tail.headers['content-range']).toBe('entities 3-3/4')
     const past = await app.client.get('/platform/default/users', { headers: { range: 'entities=4-' } })
-    expect(past.status).toBe(416)
+    expect(past.status).toBe(200) // an empty page, not 416: clients page until a page is short
     expect(past.headers['content-range']).toBe('entities */4')
   })
 

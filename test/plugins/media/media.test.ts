@@ -167,7 +167,7 @@ describe('media API', () => {
     expect(slugsIn(tail, 'medias', 'media')).toEqual(['intranet', 'numbers'])
     expect(tail.headers['content-range']).toBe('entities 4-5/6')
     const past = await medias(app.client, 'default', { range: 'entities=6-9' })
-    expect(past.status).toBe(416)
+    expect(past.status).toBe(200) // an empty page, not 416: clients page until a page is short
     expect(past.headers['content-range']).toBe('entities */6')
     expect((await medias(app.client, 'default', { range: 'items=0-1' })).status).toBe(416)
   })

@@ -187,7 +187,7 @@ describe('metadata definitions API', () => {
     })
     expect(slugsOf(xmlOf(tail, 200))).toEqual([slugs.at(-1)])
     const past = await app.client.get('/platform/default/metadata', { headers: { range: 'entities=500-600' } })
-    expect(past.status).toBe(416)
+    expect(past.status).toBe(200) // an empty page, not 416: clients page until a page is short
     expect(past.headers['content-range']).toBe(`entities */${slugs.length}`)
     expect((await app.client.get('/platform/default/metadata', { headers: { range: 'rows=0-1' } })).status).toBe(416)
     // The other platform has its own list, and the same name there is no clash.

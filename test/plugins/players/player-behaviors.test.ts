@@ -127,7 +127,7 @@ describe('player behaviors API', () => {
     expect(entriesOf(app, tail, BEHAVIOR).map((e) => text(e.slug))).toEqual(['plain-2', 'x-y'])
     expect(tail.headers['content-range']).toBe('entities 6-7/8')
     const past = await app.client.get(listPath(BEHAVIOR), { headers: { range: 'entities=8-9' } })
-    expect(past.status).toBe(416)
+    expect(past.status).toBe(200) // an empty page, not 416: clients page until a page is short
     expect(past.headers['content-range']).toBe('entities */8')
   })
 

@@ -127,7 +127,7 @@ describe('player themes API', () => {
     expect(entriesOf(app, tail, THEME).map((e) => text(e.slug))).toEqual([slugs.at(-1)])
     expect(tail.headers['content-range']).toBe(`entities ${slugs.length - 1}-${slugs.length - 1}/${slugs.length}`)
     const past = await app.client.get(listPath(THEME), { headers: { range: 'entities=500-600' } })
-    expect(past.status).toBe(416)
+    expect(past.status).toBe(200) // an empty page, not 416: clients page until a page is short
     expect(past.headers['content-range']).toBe(`entities */${slugs.length}`)
     expect((await app.client.get(listPath(THEME), { headers: { range: 'rows=0-1' } })).status).toBe(416)
   })

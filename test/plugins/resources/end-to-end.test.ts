@@ -209,7 +209,7 @@ describe('publishing, end to end', () => {
     }
     expect(titles).toEqual([...Array.from({ length: 119 }, (_, i) => `Episode ${i + 1}`), 'Episode 120'])
     const past = await admin.get(`/stream/${streamSlug}/resources`, { headers: { range: 'entities=120-130' } })
-    expect(past.status).toBe(416)
+    expect(past.status).toBe(200) // an empty page, not 416: clients page until a page is short
   })
 
   it('deleting the file deletes its resources', async () => {

@@ -215,7 +215,9 @@ describe('resources API: publish, read, list, update, delete', () => {
     expect([rest.res.headers['content-range'], rest.slugs]).toEqual(['entities 2-2/3', slugs.slice(2)])
     const beyond = await page('entities=1-99')
     expect([beyond.res.headers['content-range'], beyond.slugs]).toEqual(['entities 1-2/3', slugs.slice(1)])
-    for (const range of ['entities=3-5', 'items=0-1', 'entities=2-1']) {
+    const after = await page('entities=3-5')
+    expect([after.res.status, after.res.headers['content-range'], after.slugs]).toEqual([200, 'entities */3', []])
+    for (const range of ['items=0-1', 'entities=2-1']) {
       const { res } = await page(range)
       expect([range, res.status, res.headers['content-range']]).toEqual([range, 416, 'entities */3'])
     }

@@ -188,7 +188,7 @@ describe('streams API', () => {
     expect(slugsIn(page, 'streams', 'stream')).toEqual(['live-evening'])
     expect(page.headers['content-range']).toBe('entities 1-1/3')
     const past = await streams(app.client, 'news', { range: 'entities=3-' })
-    expect(past.status).toBe(416)
+    expect(past.status).toBe(200) // an empty page, not 416: clients page until a page is short
     expect(past.headers['content-range']).toBe('entities */3')
     expect(await streamSlugs(app.client, 'sport')).toEqual(['football'])
   })

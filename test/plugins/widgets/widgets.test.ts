@@ -295,7 +295,7 @@ describe('widgets API', () => {
     expect(slugsOf(xmlOf(page, 200))).toEqual(['home-page-2'])
     expect(page.headers['content-range']).toBe(`entities 1-1/${slugs.length}`)
     const past = await app.client.get(widgetsPath(resource), { headers: { range: 'entities=50-60' } })
-    expect(past.status).toBe(416)
+    expect(past.status).toBe(200) // an empty page, not 416: clients page until a page is short
     expect(past.headers['content-range']).toBe(`entities */${slugs.length}`)
     const others = slugsOf(xmlOf(await app.client.get(widgetsPath(second)), 200))
     expect(others.length).toBeGreaterThan(0)
