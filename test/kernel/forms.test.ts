@@ -195,7 +195,15 @@ describe('readForm', () => {
       d: 'must not contain control characters',
     })
     const multipartError = await rejection(
-      readForm(multipartRequest(multipart([{ name: 'a', value: 'x\u0000' }, { name: 'b', value: 'fine' }])), LIMITS),
+      readForm(
+        multipartRequest(
+          multipart([
+            { name: 'a', value: 'x\u0000' },
+            { name: 'b', value: 'fine' },
+          ]),
+        ),
+        LIMITS,
+      ),
     )
     expect(multipartError.fields).toEqual({ a: 'must not contain control characters' })
     expect(() => formFromQuery('q=%00')).toThrow(HttpError)
