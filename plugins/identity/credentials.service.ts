@@ -1,4 +1,4 @@
-import type { CredentialsPort, DigestCredentials, Reader } from '../../src/kernel/index.js'
+import type { CredentialsPort, DigestCredentials, Reader, TimestampDialect } from '../../src/kernel/index.js'
 
 interface CredentialsRow {
   id: number
@@ -7,11 +7,14 @@ interface CredentialsRow {
   ha1: string
   is_active: number | boolean
   permissions: string | string[]
+  timestamps: TimestampDialect | null
   [column: string]: unknown
 }
 
-const BY_USERNAME = `select u.id, u.username, u.platform_id, u.ha1, u.is_active, p.permissions
-  from users u join profiles p on p.id = u.profile_id where u.username = ?`
+// The platform's date-time dialect comes along: every answer to this user is written in it.
+const BY_USERNAME = `select u.id, u.username, u.platform_id, u.ha1, u.is_active, p.permissions, pl.timestamps
+  from users u join profiles p on p.id = u.profile_id join platforms pl on pl.id = u.platform_id
+  where u.username = ?`
 
 // Profiles are few and their flag lists repeat on every request: parse each distinct list once.
 const flagSets = new Map<string, ReadonlySet<string>>()
@@ -41,6 +44,7 @@ export function credentialsPort(reader: Reader): CredentialsPort {
         ha1: row.ha1,
         isActive: Boolean(row.is_active),
         flags: flagsOf(row.permissions),
+        timestamps: row.timestamps ?? null,
       }
     },
   }

@@ -1,5 +1,6 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import init from './migrations/20261121-platforms-init.js'
+import timestamps from './migrations/20261227-platforms-timestamps.js'
 import { PlatformEntity } from './platform.entity.js'
 import { PLATFORM_KIND } from './platform.lookup.js'
 import { platformQueries } from './platform.queries.js'
@@ -16,7 +17,7 @@ export { createPlatform, deletePlatform, lockPlatform, type PlatformInput } from
 export default definePlugin({
   name: 'platforms',
   entities: [PlatformEntity],
-  migrations: [init],
+  migrations: [init, timestamps],
   register(ctx) {
     ctx.authz.registerKind({
       kind: PLATFORM_KIND,

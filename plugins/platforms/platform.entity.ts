@@ -1,4 +1,5 @@
 import { BigIntType, EntitySchema } from '@mikro-orm/core'
+import type { TimestampDialect } from '../../src/kernel/index.js'
 
 /** A tenant: users, media and files live in exactly one platform. */
 export interface Platform {
@@ -10,6 +11,8 @@ export interface Platform {
   maxUsers: number
   /** Most bytes the platform's files may use; 0 is unlimited. */
   maxSpace: number
+  /** How date-times are answered to this platform's users; null: the installation's `api.timestamps`. */
+  timestamps: TimestampDialect | null
   createdAt: Date
 }
 
@@ -22,6 +25,7 @@ export const PlatformEntity = new EntitySchema<Platform>({
     name: { type: 'string', length: 255 },
     maxUsers: { type: 'integer' },
     maxSpace: { type: new BigIntType('number') },
+    timestamps: { type: 'string', length: 16, nullable: true },
     createdAt: { type: 'datetime', onCreate: () => new Date() },
   },
 })

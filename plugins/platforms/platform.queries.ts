@@ -2,7 +2,7 @@ import type { Reader } from '../../src/kernel/index.js'
 import type { Platform } from './platform.entity.js'
 
 /** What the read endpoints show of a platform (the entity without its bookkeeping). */
-export type PlatformView = Pick<Platform, 'id' | 'slug' | 'name' | 'maxUsers' | 'maxSpace'>
+export type PlatformView = Pick<Platform, 'id' | 'slug' | 'name' | 'maxUsers' | 'maxSpace' | 'timestamps'>
 
 interface PlatformRow {
   id: number
@@ -10,10 +10,11 @@ interface PlatformRow {
   name: string
   max_users: number | string
   max_space: number | string
+  timestamps: string | null
   [column: string]: unknown
 }
 
-const COLUMNS = 'id, slug, name, max_users, max_space'
+const COLUMNS = 'id, slug, name, max_users, max_space, timestamps'
 
 // PostgreSQL returns bigint columns as strings; every value here is within 2^53.
 const toView = (row: PlatformRow): PlatformView => ({
@@ -22,6 +23,7 @@ const toView = (row: PlatformRow): PlatformView => ({
   name: row.name,
   maxUsers: Number(row.max_users),
   maxSpace: Number(row.max_space),
+  timestamps: (row.timestamps as Platform['timestamps']) ?? null,
 })
 
 /** Prepared reads of platforms for the hot GET endpoints (committed data). */

@@ -2,6 +2,7 @@ import {
   type FieldReader,
   type HttpContext,
   type Router,
+  type TimestampDialect,
   forbidden,
   isInstanceAdmin,
   reply,
@@ -12,14 +13,25 @@ import { type PlatformView, platformQueries } from './platform.queries.js'
 import { createPlatform, deletePlatform, platformStats } from './platform.service.js'
 import { platformInfoXml, platformListXml } from './platform.xml.js'
 
-function readFields(v: FieldReader): { name?: string; maxUsers?: number; maxSpace?: number } {
+interface PlatformFields {
+  name?: string
+  maxUsers?: number
+  maxSpace?: number
+  /** null: back to the installation's dialect (the field sent empty). */
+  timestamps?: TimestampDialect | null
+}
+
+function readFields(v: FieldReader): PlatformFields {
   const name = v.string('name', { required: true, max: 255 }) ?? undefined
   // The column is a 32-bit integer: larger counts would fail in the database (500 on PostgreSQL).
   const maxUsers = v.integer('max_users', { required: true, max: 2_147_483_647 }) ?? undefined
   const maxSpace = v.integer('max_space', { required: true }) ?? undefined
+  const timestamps = v.oneOf('timestamps', TIMESTAMP_DIALECTS)
   v.done()
-  return { name, maxUsers, maxSpace }
+  return { name, maxUsers, maxSpace, timestamps }
 }
+
+const TIMESTAMP_DIALECTS = ['iso8601', 'unix'] as const
 
 async function info(c: HttpContext, platform: PlatformView, status: number) {
   const stats = await platformStats(c.services, platform)
@@ -73,6 +85,7 @@ export function platformRoutes(r: Router): void {
       if (changes.name !== undefined) platform.name = changes.name
       if (changes.maxUsers !== undefined) platform.maxUsers = changes.maxUsers
       if (changes.maxSpace !== undefined) platform.maxSpace = changes.maxSpace
+      if (changes.timestamps !== undefined) platform.timestamps = changes.timestamps
       await c.em.flush()
       return info(c, platform, 200)
     },

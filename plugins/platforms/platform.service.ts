@@ -5,6 +5,7 @@ import {
   freeSlug,
   notFound,
   retryOnConflict,
+  type TimestampDialect,
   transaction,
 } from '../../src/kernel/index.js'
 import { type Platform, PlatformEntity } from './platform.entity.js'
@@ -26,6 +27,8 @@ export interface PlatformInput {
   name: string
   maxUsers: number
   maxSpace: number
+  /** The platform's own date-time dialect; absent or null: the installation's. */
+  timestamps?: TimestampDialect | null
 }
 
 /** Creates a platform and lets plugins seed its defaults, in one transaction. */

@@ -22,6 +22,8 @@ export function platformInfoXml(links: LinkBuilder, p: Platform, stats: Platform
     ...fields(p),
     xml.num('created_users', stats.createdUsers),
     xml.num('used_space', stats.usedSpace),
+    // The platform's own choice (empty: the installation's api.timestamps), an extension of the contract.
+    xml.str('timestamps', p.timestamps ?? ''),
     xml.link('metadata', links.url('platform', p.slug, 'metadata')),
   ])
 }

@@ -4,6 +4,7 @@ import JobsList from './commands/jobs-list.js'
 import JobsRetry from './commands/jobs-retry.js'
 import Migrate from './commands/migrate.js'
 import PlatformCreate from './commands/platform-create.js'
+import PlatformUpdate from './commands/platform-update.js'
 import Purge from './commands/purge.js'
 import Seed from './commands/seed.js'
 import Serve from './commands/serve.js'
@@ -21,6 +22,7 @@ export const COMMANDS = {
   'user:create': UserCreate,
   'user:key': UserKey,
   'platform:create': PlatformCreate,
+  'platform:update': PlatformUpdate,
   purge: Purge,
   'jobs:list': JobsList,
   'jobs:retry': JobsRetry,

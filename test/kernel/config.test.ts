@@ -60,6 +60,7 @@ describe('loadConfig defaults', () => {
     expect(config.plugins.slice(0, 6)).toEqual(['root', 'platforms', 'identity', 'storage-fs', 'metadata', 'files'])
     expect(config.plugins).toContain('queue-inline')
     expect(config.jobs).toEqual({ concurrency: 0, max_attempts: 3, backoff: 10, time_limit: 3600 })
+    expect(config.api).toEqual({ timestamps: 'iso8601' })
     expect(config['storage-fs']).toEqual({ root: '' })
   })
 

@@ -110,6 +110,20 @@ describe('renderXml', () => {
     expect(body(xml.date('created', date))).toBe('<created><![CDATA[2024-01-02T03:04:05.006+00:00]]></created>')
   })
 
+  it('renders date-times as Unix seconds in CDATA in the unix dialect, every date of the answer', () => {
+    const date = new Date(Date.UTC(2015, 10, 9, 13, 33, 0, 999))
+    const doc = xml.el('r', undefined, [
+      xml.date('a', date),
+      xml.el('n', undefined, [xml.date('b', date)]),
+      xml.date('c', null),
+    ])
+    expect(renderXml(doc, 'unix').slice(DECLARATION.length)).toBe(
+      '<r><a><![CDATA[1447075980]]></a><n><b><![CDATA[1447075980]]></b></n><c><![CDATA[]]></c></r>',
+    )
+    expect(renderXml(doc, 'iso8601')).toContain('<a><![CDATA[2015-11-09T13:33:00.999+00:00]]></a>')
+    expect(renderXml(doc)).toBe(renderXml(doc, 'iso8601'))
+  })
+
   it('renders attributes on string elements (error fields)', () => {
     const out = renderXml(xml.str('field', 'already used', { name: 'e"mail' }))
     expect(out.slice(DECLARATION.length)).toBe('<field name="e&quot;mail"><![CDATA[already used]]></field>')

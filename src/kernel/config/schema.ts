@@ -81,6 +81,13 @@ export const kernelConfigSchema = z
         time_limit: z.number().positive(),
       })
       .strict(),
+    /** How answers are written for clients. */
+    api: z
+      .object({
+        /** Date-times in answers: `iso8601` (the specification) or `unix` (seconds, as the original service answered). */
+        timestamps: z.enum(['iso8601', 'unix']),
+      })
+      .strict(),
     /** Redis URL shared by the plugins that use Redis (state-redis, queue backends); empty: none. */
     redis_url: z.union([z.literal(''), z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')]),
     /** Names of the plugins to load. */

@@ -13,7 +13,7 @@ import { XML_CONTENT_TYPE, accepts, acceptsXml } from './negotiate.js'
 import { errorPage } from './page.js'
 import { type Reply, reply } from './reply.js'
 import type { RouteTable } from './router.js'
-import { type XmlNode, renderXml, xml } from './xml.js'
+import { type TimestampDialect, type XmlNode, renderXml, xml } from './xml.js'
 
 /** The contract version every response announces. */
 export const API_VERSION = '2.14.3'
@@ -33,12 +33,18 @@ function toHttpError(error: unknown): HttpError | undefined {
   return undefined
 }
 
-function send(res: ServerResponse, reply: Reply, extra: Record<string, string>, closing: boolean): void {
+function send(
+  res: ServerResponse,
+  reply: Reply,
+  extra: Record<string, string>,
+  closing: boolean,
+  dialect: TimestampDialect,
+): void {
   if (reply.handled) return
   if (closing) res.shouldKeepAlive = false
   const headers: Record<string, string | number> = { ...extra, ...reply.headers }
   if (reply.xml) {
-    const body = renderXml(reply.xml)
+    const body = renderXml(reply.xml, dialect)
     headers['Content-Type'] ??= XML_CONTENT_TYPE
     headers['Content-Length'] = Buffer.byteLength(body)
     res.writeHead(reply.status, headers).end(body)
@@ -217,7 +223,9 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
       if (!match) throw notFound()
       const context = new HttpContext(req, res, services, decodeParams(match.params), search, user, token, mounted)
       const result = await match.route.handler(context)
-      send(res, result, context.responseHeaders, options.isClosing?.() ?? false)
+      // The user's platform may answer its (old) clients in another dialect than the installation's.
+      const dialect = user?.timestamps ?? services.config.api.timestamps
+      send(res, result, context.responseHeaders, options.isClosing?.() ?? false, dialect)
     } catch (error) {
       const known = toHttpError(error)
       if (!known)
@@ -238,6 +246,7 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
           : { status: answer.status, xml: errorDocument(answer), headers: answer.headers },
         {},
         options.isClosing?.() ?? false,
+        services.config.api.timestamps,
       )
     }
   }

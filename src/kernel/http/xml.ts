@@ -1,3 +1,9 @@
+/**
+ * How date-times are written in answers: ISO 8601 with offset (the specification, 2.14.3),
+ * or Unix seconds (what the original service answered, and what its old clients parse).
+ */
+export type TimestampDialect = 'iso8601' | 'unix'
+
 /** One XML element of a response: attributes, then either children or a text value. */
 export interface XmlNode {
   name: string
@@ -7,6 +13,8 @@ export interface XmlNode {
   text?: string | number
   /** Text emitted in a CDATA section (strings). */
   cdata?: string
+  /** A date-time, written in CDATA in the answer's dialect when rendered; null: empty. */
+  date?: Date | null
 }
 
 /**
@@ -39,9 +47,12 @@ export const xml = {
     if (href == null) return { name }
     return { name, attrs: rel ? { href, rel } : { href } }
   },
-  /** A date-time as ISO 8601 with offset, in CDATA; empty when null. */
+  /**
+   * A date-time in CDATA, empty when null: ISO 8601 with offset, or Unix seconds, as the
+   * answer's dialect says (`renderXml`): one place decides for every date of every answer.
+   */
   date(name: string, value: Date | null | undefined): XmlNode {
-    return { name, cdata: value ? value.toISOString().replace('Z', '+00:00') : '' }
+    return { name, date: value ?? null }
   },
 }
 
@@ -71,13 +82,20 @@ function cdata(value: string): string {
   return `<![CDATA[${xmlSafe(value).replaceAll(']]>', ']]]]><![CDATA[>')}]]>`
 }
 
-function write(node: XmlNode, out: string[]): void {
+/** A date-time as the dialect writes it. */
+export function formatDate(date: Date, dialect: TimestampDialect): string {
+  return dialect === 'unix' ? String(Math.floor(date.getTime() / 1000)) : date.toISOString().replace('Z', '+00:00')
+}
+
+function write(node: XmlNode, out: string[], dialect: TimestampDialect): void {
   out.push('<', node.name)
   if (node.attrs) for (const key in node.attrs) out.push(' ', key, '="', escape(node.attrs[key]!), '"')
   if (node.children?.length) {
     out.push('>')
-    for (const child of node.children) write(child, out)
+    for (const child of node.children) write(child, out, dialect)
     out.push('</', node.name, '>')
+  } else if (node.date !== undefined) {
+    out.push('>', cdata(node.date ? formatDate(node.date, dialect) : ''), '</', node.name, '>')
   } else if (node.cdata !== undefined) {
     out.push('>', cdata(node.cdata), '</', node.name, '>')
   } else if (node.text !== undefined && node.text !== '') {
@@ -95,8 +113,8 @@ const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
  * replaced. (Written directly rather than through an XML builder: it is on every request's
  * path and the benchmark showed a builder costing more than the rest of a list answer.)
  */
-export function renderXml(root: XmlNode): string {
+export function renderXml(root: XmlNode, dialect: TimestampDialect = 'iso8601'): string {
   const out: string[] = [DECLARATION]
-  write(root, out)
+  write(root, out, dialect)
   return out.join('')
 }

@@ -1,3 +1,5 @@
+import type { TimestampDialect } from '../http/xml.js'
+
 /** What the kernel knows of an authenticated user; plugins load the full record when needed. */
 export interface Principal {
   /** Database id of the user. */
@@ -8,6 +10,8 @@ export interface Principal {
   platformId: number
   /** Profile flags the user holds, as `model.action` strings (for example `instance.view`). */
   flags: ReadonlySet<string>
+  /** The date-time dialect the user's platform chose for its clients; null: the installation's (`api.timestamps`). */
+  timestamps?: TimestampDialect | null
 }
 
 /** A user as seen by Digest authentication. */

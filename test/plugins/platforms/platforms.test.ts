@@ -29,7 +29,7 @@ function expectSummary(app: TestApp, node: XmlObject, p: Expected): void {
   expect(text(node.max_space)).toBe(String(p.maxSpace))
 }
 
-/** Platform info: the list fields plus created_users, used_space and the metadata link, nothing else. */
+/** Platform info: the list fields plus created_users, used_space, timestamps and the metadata link, nothing else. */
 function expectInfo(app: TestApp, doc: XmlObject, p: Expected & { createdUsers: number; usedSpace?: number }): void {
   expect(Object.keys(doc).filter((k) => k !== '?xml')).toEqual(['platform'])
   const node = doc.platform as XmlObject
@@ -41,6 +41,7 @@ function expectInfo(app: TestApp, doc: XmlObject, p: Expected & { createdUsers: 
     'metadata',
     'name',
     'slug',
+    'timestamps',
     'used_space',
   ])
   expect(node['@href']).toBe(`${app.url}/platform/${p.slug}`)
@@ -684,6 +685,23 @@ describe('platform authorization', () => {
     // Validation applies to them too.
     expectError(await owner.put('/platform/default', { form: { name: '' } }), 412, INVALID, { name: 'cannot be empty' })
     expect((await owner.put('/platform/default', { form: { name: 'Default' } })).status).toBe(200)
+  })
+
+  it('a platform administrator chooses the date-time dialect of their clients; 412 for another word', async () => {
+    const dialect = async (): Promise<string> =>
+      text(xmlOf(await app.client.get('/platform/default'), 200).platform.timestamps)
+    expect(await dialect()).toBe('')
+    expect(
+      text(xmlOf(await owner.put('/platform/default', { form: { timestamps: 'unix' } }), 200).platform.timestamps),
+    ).toBe('unix')
+    expect(await dialect()).toBe('unix')
+    expectError(await owner.put('/platform/default', { form: { timestamps: 'epoch' } }), 412, INVALID, {
+      timestamps: 'must be one of: iso8601, unix',
+    })
+    expect(await dialect()).toBe('unix')
+    // Sent empty: back to the installation's api.timestamps.
+    expect((await owner.put('/platform/default', { form: { timestamps: '' } })).status).toBe(200)
+    expect(await dialect()).toBe('')
   })
 
   it('a platform administrator may not change their own quotas (403), and nothing is stored', async () => {
