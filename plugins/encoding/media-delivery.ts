@@ -9,15 +9,31 @@ import {
   validatorsOf,
 } from '../../src/kernel/index.js'
 
-/** How long clients may keep what they fetched (API-DECISIONS: thumbnails may be cached client-side). */
+/** Seconds clients may keep what they fetched (API-DECISIONS: thumbnails may be cached client-side). */
 export const CACHE = {
   /** Thumbnails and snapshots: their URLs change when they do (`v=`). */
-  pictures: 'private, max-age=86400',
+  pictures: 86400,
   /** Flavors and HLS segments. */
-  media: 'private, max-age=3600',
+  media: 3600,
   /** Playlists: short, they carry the token of the request. */
-  playlists: 'private, max-age=60',
+  playlists: 60,
 } as const
+
+/**
+ * Most seconds a shared cache (a CDN, a proxy) keeps a public asset: unpublishing stops
+ * delivery here at once, and there within this time (then they revalidate with the ETag).
+ */
+const PUBLIC_MAX_AGE = 300
+
+/**
+ * `Cache-Control` of a media answer. One to a request with credentials or a token is the
+ * caller's: `private`. One to a request with neither can only be a public asset (the media of
+ * a published resource, RouteOptions.anonymous): shared caches may keep it, briefly.
+ */
+function cacheControl(c: HttpContext, maxAge: number): string {
+  if (c.user || c.token) return `private, max-age=${maxAge}`
+  return `public, max-age=${Math.min(maxAge, PUBLIC_MAX_AGE)}`
+}
 
 /** Largest playlist read whole to put the token in its URIs. */
 const MAX_PLAYLIST_BYTES = 4 * 1024 * 1024
@@ -33,7 +49,8 @@ function closeWithResponse(c: HttpContext, body: Readable): Readable {
  * `Content-Range`, `Accept-Ranges: bytes`, validators (`ETag`, `Last-Modified`; `If-Range`
  * honoured, `If-None-Match` answered 304), 416 for a range past the end. 404 when absent.
  */
-export async function serveStored(c: HttpContext, key: string, type: string, cache: string): Promise<Reply> {
+export async function serveStored(c: HttpContext, key: string, type: string, maxAge: number): Promise<Reply> {
+  const cache = cacheControl(c, maxAge)
   const storage = c.services.ports.get('storage')
   const stat = await storage.stat(key)
   if (!stat) throw notFound('Nothing is stored at this address (yet).')
@@ -94,5 +111,5 @@ export async function servePlaylist(c: HttpContext, key: string, token: string |
   const type = 'application/vnd.apple.mpegurl'
   if (token === undefined) return serveStored(c, key, type, CACHE.playlists)
   const body = tokenizePlaylist(await readSmall(c, key), token)
-  return reply.raw(200, body, type, { 'Cache-Control': CACHE.playlists })
+  return reply.raw(200, body, type, { 'Cache-Control': cacheControl(c, CACHE.playlists) })
 }

@@ -48,6 +48,8 @@ export interface MediaMount {
   permission: string
   /** The purpose of the tokens these routes accept (`?token=`). */
   tokenPurpose: string
+  /** Requests without credentials reach `resolve` too (RouteOptions.anonymous), which decides. */
+  anonymous?: boolean
 }
 
 /**
@@ -60,6 +62,7 @@ export function mountMediaRoutes(r: Router, mount: MediaMount): void {
     permission: mount.permission,
     produces,
     tokenPurpose: mount.tokenPurpose,
+    anonymous: mount.anonymous ?? false,
   })
   const { prefix, resolve } = mount
 

@@ -57,7 +57,7 @@ export default definePlugin({
     })
     ctx.routes((r) => {
       resourceRoutes(r, ctx.config)
-      resourceMediaRoutes(r)
+      resourceMediaRoutes(r, ctx.config)
     })
     const deleteWhere = async (em: Parameters<typeof deleteResourcesIn>[1], where: object) => {
       const rows = await em.find(ResourceEntity, where, { fields: ['id'] })

@@ -8,6 +8,13 @@ export const resourcesConfigSchema = z
      * 6 h). Expiries are rounded up to the hour, so a link stays the same for an hour.
      */
     token_ttl: z.coerce.number().int().min(60).default(21600),
+    /**
+     * Whether the media of published resources (visible, in visible streams, in a media with an
+     * online channel) are served without credentials. false: Digest or a token, always.
+     */
+    public_assets: z
+      .union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')])
+      .default(true),
   })
   .strict()
 

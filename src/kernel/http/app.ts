@@ -142,6 +142,11 @@ function hostOf(req: IncomingMessage): string {
   return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '')
 }
 
+/** Whether a request carries credentials (Digest, or the spec's `WWW-Authenticate` request header). */
+function hasCredentials(req: IncomingMessage): boolean {
+  return req.headers.authorization !== undefined || req.headers['www-authenticate'] !== undefined
+}
+
 /** The `token` query parameter (the last one sent), or undefined. */
 function queryToken(search: string): string | undefined {
   if (!search.includes('token=')) return undefined
@@ -216,7 +221,7 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
         // Pages get no Digest challenge: a browser would prompt for a login instead of showing the page.
         const challenge = produces === HTML_PRODUCES ? undefined : options.challenge
         token = checkToken(services.secret, purpose, sent, challenge)
-      } else if (!match?.route.options.public) {
+      } else if (!match?.route.options.public && !(match?.route.options.anonymous && !hasCredentials(req))) {
         user = await options.authenticate(req)
         state.user = user.username
       }
@@ -239,6 +244,15 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
       for (const name of res.getHeaderNames()) if (!KEPT_HEADERS.has(name)) res.removeHeader(name)
       // Pages (player, recorder, portal) answer their errors as pages: a browser shows them.
       const page = produces === HTML_PRODUCES && accepts(req.headers.accept, HTML_PRODUCES)
+      // A 401 tells a client how to authenticate (RFC 9110), unless a browser would prompt for a login.
+      if (
+        answer.status === 401 &&
+        produces !== HTML_PRODUCES &&
+        !answer.headers['WWW-Authenticate'] &&
+        options.challenge
+      ) {
+        answer.headers['WWW-Authenticate'] = options.challenge()
+      }
       send(
         res,
         page

@@ -8,6 +8,13 @@ export interface RouteOptions {
   /** Served without authentication (public key, player pages). */
   public?: boolean
   /**
+   * Served to requests without credentials too (the public media of published resources): a
+   * request without `Authorization` reaches the handler with no user, and the handler decides
+   * (a 401 it throws carries the Digest challenge, so a client holding credentials sends them);
+   * a request with credentials is authenticated as usual.
+   */
+  anonymous?: boolean
+  /**
    * Who may call it, in words, for docs/authorization.md (generated from the route table,
    * so it cannot drift): for example `profile user.view on the user's platform`.
    */

@@ -1373,6 +1373,8 @@ function resourceRows(): Row[] {
  * The media of a resource (by route, the path below `/resource/<slug>/` and a piece of the
  * bytes, P's resource publishing a file with media): whoever may view the resource (Digest),
  * or anyone with a media token of the resource (every caller, anonymous and inactive ones too).
+ * P's resource is published (visible, in a visible stream, online channels): its media but the
+ * uploaded original are public assets, served to anonymous callers too (resources.public_assets).
  */
 function resourceMediaRows(routes: [route: string, below: string, content: string][]): Row[] {
   const nothing = { profile: [] }
@@ -1387,6 +1389,7 @@ function resourceMediaRows(routes: [route: string, below: string, content: strin
         check: (res) => expect(res.body).toContain(content),
       }),
       expect: allowed(200, 404),
+      anonymous: route.endsWith('/source') ? 401 : 200,
     },
     {
       method: 'GET',
@@ -2301,7 +2304,10 @@ describe('authorization matrix', () => {
     ).toEqual([])
     // Public routes answer anonymous callers as everyone else (no 401): their rows say so, and
     // each has a row where anonymous callers succeed, but the portal's catch-all (a 404 page).
-    const publics = app.kernel.routes.routes.filter((r) => r.options.public).map((r) => `${r.method} ${r.path}`)
+    // So do the routes serving anonymous callers too (public assets of published resources).
+    const publics = app.kernel.routes.routes
+      .filter((r) => r.options.public || r.options.anonymous)
+      .map((r) => `${r.method} ${r.path}`)
     const answering = (ok: (status: number) => boolean) =>
       new Set(ROWS.filter((row) => !row.token && ok(row.anonymous ?? 401)).map((row) => `${row.method} ${row.route}`))
     expect([...answering((status) => status !== 401)].sort()).toEqual([...publics].sort())

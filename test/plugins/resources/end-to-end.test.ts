@@ -166,8 +166,9 @@ describe('publishing, end to end', () => {
     expect(flavor).toMatch(/\?token=/)
     expect((await getBytes(app.url, pathOf(flavor), { range: 'bytes=0-99' })).status).toBe(206)
     expect((await getBytes(app.url, pathOf(text(withToken.thumbnail)))).status).toBe(200)
-    // Without the token: a Digest challenge.
-    expect((await getBytes(app.url, pathOf(text(resource.thumbnail)))).status).toBe(401)
+    // Without the token: the resource is published, so its thumbnail is a public asset.
+    const bare = await getBytes(app.url, pathOf(text(resource.thumbnail)))
+    expect([bare.status, bare.headers['cache-control']]).toEqual([200, 'public, max-age=300'])
   })
 
   it('creates a widget and fetches its permanent embed codes', async () => {

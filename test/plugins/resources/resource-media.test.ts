@@ -234,10 +234,14 @@ describe('resource media: flavors by channel, delivery, tokens', () => {
       expect([subtitle.status, subtitle.body.toString().startsWith('WEBVTT')]).toEqual([200, true])
       const source = await getBytes(app.url, pathOf(flavors.source!))
       expect([source.status, sha1(source.body)]).toEqual([200, sha1(video)])
-      // The same paths without the token: a Digest challenge.
+      // The same paths without the token: the flavor of a published resource is a public asset; the
+      // uploaded original never is (a Digest challenge).
       const bare = await getBytes(app.url, new URL(flavors['240p']!).pathname)
-      expect(bare.status).toBe(401)
-      expect(String(bare.headers['www-authenticate'])).toMatch(/^Digest /)
+      expect([bare.status, bare.headers['cache-control']]).toEqual([200, 'public, max-age=300'])
+      expect(full.headers['cache-control']).toBe('private, max-age=3600')
+      const bareSource = await getBytes(app.url, new URL(flavors.source!).pathname)
+      expect(bareSource.status).toBe(401)
+      expect(String(bareSource.headers['www-authenticate'])).toMatch(/^Digest /)
     })
 
     it('HLS: the master and variant playlists put the token in every URI; a segment plays without credentials', async () => {
