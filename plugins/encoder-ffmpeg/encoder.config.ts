@@ -70,6 +70,22 @@ const DEFAULT_LADDER = [
   { name: '360p', width: 640, height: 360, crf: 25, maxrate: 800, audio_bitrate: 96 },
 ]
 
+/**
+ * Named ladders: `resolution` (the default: names by height) and `hd-sd-ld` (the names the
+ * original service's installations used, `<prefix>-hd.mp4` and so on, which old clients look
+ * for by name).
+ */
+export const LADDER_PRESETS = {
+  resolution: DEFAULT_LADDER,
+  'hd-sd-ld': [
+    { name: 'hd', width: 1280, height: 720, crf: 23, maxrate: 3500, audio_bitrate: 128 },
+    { name: 'sd', width: 854, height: 480, crf: 24, maxrate: 1500, audio_bitrate: 128 },
+    { name: 'ld', width: 640, height: 360, crf: 25, maxrate: 800, audio_bitrate: 96 },
+  ],
+}
+
+const PRESET_NAMES = Object.keys(LADDER_PRESETS) as [keyof typeof LADDER_PRESETS, ...(keyof typeof LADDER_PRESETS)[]]
+
 const DEFAULT_AUDIO = [
   { name: 'aac', codec: 'aac' as const, bitrate: 160 },
   { name: 'mp3', codec: 'mp3' as const, bitrate: 192 },
@@ -100,17 +116,38 @@ export const encoderConfigSchema = z
          * at its own size.
          */
         ladder: z
-          .array(rungSchema)
-          .min(1, 'at least one rung')
-          .refine(uniqueNames, 'rung names must be unique')
-          .default(DEFAULT_LADDER),
+          .union([
+            z.enum(PRESET_NAMES),
+            z.array(rungSchema).min(1, 'at least one rung').refine(uniqueNames, 'rung names must be unique'),
+          ])
+          .default('resolution'),
+        /**
+         * Put before every rung's name, with a dash: `fun` and the `hd-sd-ld` ladder give
+         * `fun-hd`, `fun-sd`, `fun-ld` (`.../flavor/video/fun-hd.mp4`). Empty: the names as they are.
+         */
+        name_prefix: z
+          .union([
+            z.literal(''),
+            z.string().regex(/^[a-z0-9][a-z0-9-]{0,15}$/, 'lowercase letters, digits and dashes (1 to 16)'),
+          ])
+          .default(''),
         /** x264 preset: speed against size at equal quality (`ultrafast` to `veryslow`). */
         preset: z.enum(X264_PRESETS).default('fast'),
         /** H.264 profile; `main` or `baseline` only for very old players. */
         profile: z.enum(['baseline', 'main', 'high']).default('high'),
       })
       .strict()
-      .default({}),
+      .default({})
+      // The rungs the encoder works with: the preset's or the list, each name with the prefix.
+      .transform(({ ladder, name_prefix, ...video }) => ({
+        ...video,
+        name_prefix,
+        ladder_preset: typeof ladder === 'string' ? ladder : ('custom' as const),
+        ladder: (typeof ladder === 'string' ? LADDER_PRESETS[ladder] : ladder).map((rung) => ({
+          ...rung,
+          name: name_prefix ? `${name_prefix}-${rung.name}` : rung.name,
+        })),
+      })),
     /** The flavors of a sound-only file. */
     audio: z
       .object({

@@ -9,11 +9,13 @@ import {
   databaseTarget,
   instancePaths,
   loadConfig,
+  pluginConfig,
   readSecret,
   redactUrl,
 } from '../kernel/index.js'
 import { createLogger } from '../kernel/log.js'
 import { bootKernel } from './boot.js'
+import { type EncoderConfig, encoderConfigSchema } from '../../plugins/encoder-ffmpeg/index.js'
 
 export interface Check {
   name: string
@@ -59,7 +61,25 @@ async function storageCheck(kernel: Kernel): Promise<Check> {
   }
 }
 
-/** Checks config, database, migrations, instance files, storage dir and ffmpeg. */
+/**
+ * The flavor names videos and sounds get (encoder-ffmpeg's ladder): clients of the original
+ * service look for flavors by name, so the operator sees which names are in use.
+ */
+function flavorCheck(config: Config): Check[] {
+  if (!config.plugins.includes('encoder-ffmpeg')) return []
+  const encoder: EncoderConfig = pluginConfig(config, 'encoder-ffmpeg', encoderConfigSchema)
+  const video = encoder.video.ladder.map((rung) => `${rung.name} (${rung.width}x${rung.height})`).join(', ')
+  const audio = encoder.audio.flavors.map((flavor) => flavor.name).join(', ')
+  return [
+    {
+      name: 'flavors',
+      ok: true,
+      detail: `video ${video}, ladder ${encoder.video.ladder_preset}; audio ${audio}`,
+    },
+  ]
+}
+
+/** Checks config, database, migrations, flavor names, instance files, storage dir and ffmpeg. */
 export async function doctor(options: LoadConfigOptions = {}): Promise<Check[]> {
   const checks: Check[] = []
   let config: Config
@@ -93,6 +113,7 @@ export async function doctor(options: LoadConfigOptions = {}): Promise<Check[]> 
             }
           : { name: 'migrations', ok: true, detail: 'all applied' },
       )
+      checks.push(...flavorCheck(kernel.config))
       checks.push(await storageCheck(kernel))
     })
   } catch (error) {

@@ -164,6 +164,7 @@ describe('mediactl doctor on a healthy instance', () => {
       'ok config',
       'ok database',
       'ok migrations',
+      'ok flavors',
       'ok backend',
       'ok instance',
       'ok storage',
@@ -172,6 +173,8 @@ describe('mediactl doctor on a healthy instance', () => {
     ])
     expect(result.stdout).toContain(`sqlite at ${join(dir, 'data', 'mediactl.sqlite')}`)
     expect(result.stdout).not.toContain('fix:')
+    // The flavor names clients will see.
+    expect(result.stdout).toMatch(/flavors\s+video 1080p \(1920x1080\), 720p .*ladder resolution; audio aac, mp3/)
   })
 })
 
@@ -282,6 +285,7 @@ describe('mediactl platform create', () => {
       name: 'Campus TV',
       max_users: 50,
       max_space: 1073741824,
+      timestamps: null,
       url: 'http://localhost:8080/platform/campus-tv',
     })
     const res = await new DigestClient(server.url, 'alice', init.api_key!).get('/platforms')
@@ -299,6 +303,35 @@ describe('mediactl platform create', () => {
       opts(),
     )
     expect(user.profile).toBe('campus-tv-administrator')
+  })
+})
+
+describe('mediactl platform update', () => {
+  it('sets the date-time dialect of a platform, and back to the default', async () => {
+    await cliJson(['platform', 'create', '--name', 'Old LMS', '--timestamps', 'unix'], opts())
+    const client = new DigestClient(server.url, 'alice', init.api_key!)
+    const dialect = async (): Promise<string> =>
+      text(parseXml((await client.get('/platform/old-lms')).body).platform.timestamps)
+    expect(await dialect()).toBe('unix')
+    const updated = await cliJson(
+      ['platform', 'update', 'old-lms', '--timestamps', 'default', '--max-users', '7'],
+      opts(),
+    )
+    expect(updated).toMatchObject({ slug: 'old-lms', timestamps: null, max_users: 7 })
+    expect(await dialect()).toBe('')
+    expect((await cliJson(['platform', 'update', 'old-lms', '--timestamps', 'iso8601'], opts())).timestamps).toBe(
+      'iso8601',
+    )
+  })
+
+  it('exits 1 naming what is wrong: an unknown platform, nothing to change, a wrong dialect', async () => {
+    const unknown = await cli(['platform', 'update', 'ghost', '--timestamps', 'unix'], opts())
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('No platform "ghost"')])
+    const nothing = await cli(['platform', 'update', 'default'], opts())
+    expect([nothing.code, nothing.stderr]).toEqual([1, expect.stringContaining('Nothing to change')])
+    const wrong = await cli(['platform', 'update', 'default', '--timestamps', 'epoch'], opts())
+    expect(wrong.code).not.toBe(0)
+    expect(wrong.stderr).toMatch(/iso8601, unix, default/)
   })
 })
 

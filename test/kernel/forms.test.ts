@@ -227,6 +227,25 @@ describe('readForm', () => {
     expect(handed).toBe(false)
   })
 
+  it('answers 400 for a part without a name, field or file, instead of throwing', async () => {
+    for (const disposition of [
+      'form-data',
+      'form-data; name=""',
+      'form-data; name=""; filename=""',
+      'form-data; filename="a"',
+    ]) {
+      const body = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: ${disposition}\r\n\r\nx\r\n--${BOUNDARY}--\r\n`)
+      for (const onFile of [undefined, async (file: FormFile) => void file.stream.resume()]) {
+        const error = await rejection(readForm(multipartRequest(body), LIMITS, onFile))
+        expect([disposition, error.status, error.message]).toEqual([
+          disposition,
+          400,
+          'Malformed form body: a part has no name.',
+        ])
+      }
+    }
+  })
+
   it('answers 400 for a body that is not a form', async () => {
     const error = await rejection(
       readForm(request('{"a":1}', { 'content-type': 'application/json', 'content-length': '7' }), LIMITS),

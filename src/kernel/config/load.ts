@@ -187,7 +187,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
 }
 
 /** Validates a plugin's config slice with its schema, naming bad keys under the plugin's key. */
-export function pluginConfig<T>(config: Config, name: string, schema: z.ZodType<T>): T {
+export function pluginConfig<T>(config: Config, name: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>): T {
   const result = schema.safeParse(config[name] ?? {})
   if (!result.success) throw new ConfigError(`invalid configuration:\n${describeIssues(result.error.issues, name)}`)
   return result.data

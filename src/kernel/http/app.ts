@@ -342,9 +342,15 @@ export function createHttpServer(
   )
   server.timeout = ms(limits.idle_timeout)
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const pending = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage
-    if (error.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy()
+      return
+    }
+    // Garbage after a request still being answered: that answer is finished first, then the
+    // connection closes (the garbage gets none: it was no request).
+    const pending = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage
+    if (pending && !pending.writableFinished) {
+      pending.once('close', () => socket.destroy())
       return
     }
     const { status, message } = clientErrorStatus(error.code)

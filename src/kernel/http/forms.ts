@@ -204,7 +204,13 @@ export function readForm(
       for (const stream of fileStreams) stream.destroy(error)
       reject(error)
     }
+    // RFC 7578: every part has a name. busboy hands a nameless one on as `undefined`.
+    const nameless = (): void => fail(badRequest('Malformed form body: a part has no name.'))
     parser.on('field', (name, value, info) => {
+      if (typeof name !== 'string' || name === '') {
+        nameless()
+        return
+      }
       fieldBytes += name.length + value.length
       if (info.valueTruncated || info.nameTruncated || fieldBytes > limits.bodyLimit) {
         fail(tooLarge(`The form fields are larger than ${limits.bodyLimit} bytes.`))
@@ -217,6 +223,7 @@ export function readForm(
       // A part cut off by the end of the body fails its stream: with no listener that error
       // would end the process, so every part gets one before anything else happens to it.
       stream.on('error', () => undefined)
+      if (typeof field !== 'string' || field === '') nameless()
       if (!failed) {
         try {
           // Refused before the part's bytes are stored anywhere.

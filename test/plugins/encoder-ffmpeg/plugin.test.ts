@@ -72,6 +72,32 @@ describe('encoder-ffmpeg plugin', () => {
     expect(encoder.config.hls).toEqual({ enabled: false, segment_duration: 6 })
   })
 
+  it('names the flavors by a preset ladder, with a prefix: hd-sd-ld and fun give fun-hd, fun-sd, fun-ld', async () => {
+    const encoder = await encoderOf({
+      env: { MEDIACTL_ENCODER_FFMPEG__VIDEO__LADDER: 'hd-sd-ld' },
+      overrides: { 'encoder-ffmpeg': { video: { name_prefix: 'fun' } } },
+    })
+    expect(encoder.config.video.ladder_preset).toBe('hd-sd-ld')
+    expect(encoder.config.video.ladder.map((rung) => [rung.name, rung.width, rung.height])).toEqual([
+      ['fun-hd', 1280, 720],
+      ['fun-sd', 854, 480],
+      ['fun-ld', 640, 360],
+    ])
+    // The prefix applies to a custom list too.
+    const custom = await encoderOf({
+      overrides: {
+        'encoder-ffmpeg': { video: { ladder: [{ name: 'x', width: 640, height: 360 }], name_prefix: 'p' } },
+      },
+    })
+    expect([custom.config.video.ladder_preset, custom.config.video.ladder[0]!.name]).toEqual(['custom', 'p-x'])
+    await expect(encoderOf({ overrides: { 'encoder-ffmpeg': { video: { ladder: 'uhd' } } } })).rejects.toThrow(
+      /encoder-ffmpeg\.video\.ladder/,
+    )
+    await expect(
+      encoderOf({ overrides: { 'encoder-ffmpeg': { video: { name_prefix: 'Bad Prefix' } } } }),
+    ).rejects.toThrow(/encoder-ffmpeg\.video\.name_prefix/)
+  })
+
   it('refuses invalid settings, naming them', async () => {
     const section = (value: unknown) => ({ overrides: { 'encoder-ffmpeg': value } })
     await expect(encoderOf(section({ video: { ladder: [{ name: 'odd', width: 641, height: 360 }] } }))).rejects.toThrow(
