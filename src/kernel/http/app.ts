@@ -244,9 +244,12 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
       for (const name of res.getHeaderNames()) if (!KEPT_HEADERS.has(name)) res.removeHeader(name)
       // Pages (player, recorder, portal) answer their errors as pages: a browser shows them.
       const page = produces === HTML_PRODUCES && accepts(req.headers.accept, HTML_PRODUCES)
-      // A 401 tells a client how to authenticate (RFC 9110), unless a browser would prompt for a login.
+      // A 401 to a request without credentials tells the client how to authenticate (RFC 9110),
+      // unless a browser would prompt for a login. An authenticated caller's 401 (a failed
+      // password check) gets none: a Digest client would only retry the same credentials.
       if (
         answer.status === 401 &&
+        state.user === undefined &&
         produces !== HTML_PRODUCES &&
         !answer.headers['WWW-Authenticate'] &&
         options.challenge
@@ -346,11 +349,16 @@ export function createHttpServer(
       socket.destroy()
       return
     }
-    // Garbage after a request still being answered: that answer is finished first, then the
-    // connection closes (the garbage gets none: it was no request).
+    // Garbage after a whole request still being answered: that answer is finished first, then
+    // the connection closes (the garbage gets none: it was no request). A request whose own
+    // body broke is cut at once, so that its handler sees the body fail and cleans up.
     const pending = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage
-    if (pending && !pending.writableFinished) {
+    if (pending && !pending.writableFinished && pending.req.complete) {
       pending.once('close', () => socket.destroy())
+      return
+    }
+    if (pending?.headersSent) {
+      socket.destroy()
       return
     }
     const { status, message } = clientErrorStatus(error.code)
