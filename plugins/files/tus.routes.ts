@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { DataStore, EVENTS, Metadata, Server, type Upload } from '@tus/server'
 import type { Readable } from 'node:stream'
 import {
@@ -48,6 +48,33 @@ class TusAnswer extends Error {
   ) {
     super(body)
   }
+}
+
+/**
+ * Has `res.end(callback)` call its callback once the connection closes too. @tus/server sends
+ * its answer through srvx, which ends the response with `res.end(callback)` and waits for that
+ * callback: node calls it on 'finish' only, which never comes to a response whose client is
+ * gone (a cut PATCH), so `server.handle` would never settle and the request's follow-up
+ * (releasing a failed creation's reservation, marking the upload active) would never run.
+ */
+function endEvenWhenGone(res: ServerResponse): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
+  res.end = ((...args: unknown[]) => {
+    const index = args.findIndex((arg) => typeof arg === 'function')
+    if (index === -1) return end(...args)
+    const callback = args[index] as () => void
+    let called = false
+    const once = (): void => {
+      if (called) return
+      called = true
+      callback()
+    }
+    args[index] = once
+    res.once('close', once)
+    // Already gone: 'close' was emitted, or is about to be.
+    if (res.destroyed) process.nextTick(once)
+    return end(...args)
+  }) as ServerResponse['end']
 }
 
 /**
@@ -156,6 +183,7 @@ class TusEndpoint {
   }
 
   private async pass(server: Server, c: HttpContext): Promise<Reply> {
+    endEvenWhenGone(c.res)
     await server.handle(c.req, c.res)
     return reply.handled()
   }

@@ -152,6 +152,9 @@ export function readForm(
   onFile?: (file: FormFile) => Promise<void>,
 ): Promise<Form> {
   const form = emptyForm()
+  // The client may be gone before the handler reads (authentication is awaited first): its
+  // 'aborted' and 'close' have fired already and will not again, so nothing would settle.
+  if (req.destroyed) return Promise.reject(badRequest('The request body was interrupted.'))
   const type = (req.headers['content-type'] ?? '').toLowerCase()
   const length = Number(req.headers['content-length'] ?? 0)
   const hasBody = length > 0 || req.headers['transfer-encoding'] !== undefined
