@@ -78,8 +78,6 @@ const MAX_FILE = 256 * 1024
 
 /** Longest a request may take before it counts as a hang. */
 const REQUEST_TIMEOUT_MS = 15_000
-/** How long a client that announced more body than it sent waits for an answer before it hangs up. */
-const LIAR_WAIT_MS = 1000
 
 const sha1 = (bytes: Buffer): string => createHash('sha1').update(bytes).digest('hex')
 
@@ -331,11 +329,12 @@ function parseAnswer(data: Buffer, isHead: boolean): Answer | undefined {
 /**
  * Sends bytes on a fresh connection to the test server, reads one answer and closes the
  * connection itself: requests carry no `Connection: close`, since node:http then cuts an
- * answer short (at 128 KB) when the request's body was not read, a client artifact. `hangUpAfter`
- * (a client that announced more body than it sent): with no answer by then, the client cuts
- * the connection. Anything else that takes longer than REQUEST_TIMEOUT_MS is a hang: it throws.
+ * answer short (at 128 KB) when the request's body was not read, a client artifact. `hangsUp`
+ * (a client that announced more body than it sent): once its bytes are written it closes its
+ * side, so the server sees the body end early and answers or closes; no answer is a cut.
+ * Anything that takes longer than REQUEST_TIMEOUT_MS is a hang: it throws.
  */
-function exchange(port: number, bytes: Buffer, options: { isHead: boolean; hangUpAfter?: number }): Promise<Outcome> {
+function exchange(port: number, bytes: Buffer, options: { isHead: boolean; hangsUp?: boolean }): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: '127.0.0.1', port })
     const received: Buffer[] = []
@@ -345,7 +344,6 @@ function exchange(port: number, bytes: Buffer, options: { isHead: boolean; hangU
       if (settled) return
       settled = true
       clearTimeout(hang)
-      if (cut) clearTimeout(cut)
       socket.destroy()
       if (outcome instanceof Error) reject(outcome)
       else resolve(outcome)
@@ -355,13 +353,6 @@ function exchange(port: number, bytes: Buffer, options: { isHead: boolean; hangU
       () => finish(new Error(`no whole answer within ${REQUEST_TIMEOUT_MS} ms: the server hangs on this request`)),
       REQUEST_TIMEOUT_MS,
     )
-    const cut =
-      options.hangUpAfter === undefined
-        ? undefined
-        : setTimeout(() => {
-            // A 100 Continue is no answer: the server still waits for the body that never comes.
-            if (!current()) finish({ kind: 'cut' })
-          }, options.hangUpAfter)
     socket.on('data', (chunk: Buffer) => {
       received.push(chunk)
       const answer = current()
@@ -374,13 +365,18 @@ function exchange(port: number, bytes: Buffer, options: { isHead: boolean; hangU
     })
     socket.on('close', () => {
       const answer = current()
-      if (!answer) finish({ kind: 'closed', error: writeError })
+      // A 100 Continue is no answer either: the server still waited for the body that never came.
+      if (!answer) finish(options.hangsUp ? { kind: 'cut' } : { kind: 'closed', error: writeError })
       // Without framing, the answer ends with the connection.
       else if (answer.headers['content-length'] === undefined && !answer.headers['transfer-encoding']) {
         finish({ ...answer, complete: true, transportError: writeError })
       } else finish({ ...answer, transportError: writeError })
     })
-    socket.on('connect', () => socket.write(bytes, () => undefined))
+    socket.on('connect', () =>
+      socket.write(bytes, () => {
+        if (options.hangsUp) socket.end()
+      }),
+    )
   })
 }
 
@@ -526,7 +522,7 @@ interface Wire {
   target: string
   bytes: Buffer
   isHead: boolean
-  hangUpAfter?: number
+  hangsUp?: boolean
   /** The file part's bytes (see RenderedBody.file). */
   file?: Buffer
   /** Every part that could become a file (see RenderedBody.candidates). */
@@ -544,14 +540,14 @@ interface Wire {
   bodySize: number
 }
 
-function frame(head: string[], body: Buffer, framing: Framing): { head: string[]; body: Buffer; hangUpAfter?: number } {
+function frame(head: string[], body: Buffer, framing: Framing): { head: string[]; body: Buffer; hangsUp?: boolean } {
   switch (framing.kind) {
     case 'exact':
       return { head: body.length ? [...head, `Content-Length: ${body.length}`] : head, body }
     case 'shorter':
       return { head: [...head, `Content-Length: ${Math.max(0, body.length - framing.by)}`], body }
     case 'longer':
-      return { head: [...head, `Content-Length: ${body.length + framing.by}`], body, hangUpAfter: LIAR_WAIT_MS }
+      return { head: [...head, `Content-Length: ${body.length + framing.by}`], body, hangsUp: true }
     case 'chunked': {
       const chunked = body.length
         ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')])
@@ -562,7 +558,7 @@ function frame(head: string[], body: Buffer, framing: Framing): { head: string[]
       return {
         head: [...head, 'Transfer-Encoding: chunked'],
         body: Buffer.concat([Buffer.from(`${framing.junk}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]),
-        hangUpAfter: LIAR_WAIT_MS,
+        hangsUp: true,
       }
     case 'no-length':
       return { head, body }
@@ -623,7 +619,7 @@ function render(rt: Runtime, spec: RequestSpec): Wire {
     target,
     bytes: Buffer.concat([Buffer.from(headText, 'utf8'), framed.body]),
     isHead: method === 'HEAD',
-    hangUpAfter: framed.hangUpAfter,
+    hangsUp: framed.hangsUp,
     trailing: trailingBytes(spec.framing, body.bytes),
     file: spec.body.kind === 'multipart' ? body.file : undefined,
     candidates: body.candidates,
@@ -673,7 +669,7 @@ function describeWire(wire: Wire): string {
   const body = wire.bytes.subarray(Buffer.byteLength(wire.head))
   const excerpt = body.length ? `\n    body: ${JSON.stringify(body.subarray(0, 800).toString('latin1'))}` : ''
   const more = body.length > 800 ? ` … (${body.length - 800} more bytes)` : ''
-  const hangUp = wire.hangUpAfter ? `, client hangs up after ${wire.hangUpAfter} ms` : ''
+  const hangUp = wire.hangsUp ? ', client closes its side after the bytes' : ''
   return `  ${head}\n    (${wire.bodySize} body bytes${hangUp})${excerpt}${more}`
 }
 
@@ -869,7 +865,7 @@ async function send(rt: Runtime, wire: Wire, options: { upload?: Buffer } = {}):
   try {
     const crashed = new Promise<'crashed'>((resolve) => (rt.onCrash = () => resolve('crashed')))
     outcome = await Promise.race([
-      exchange(rt.port, wire.bytes, { isHead: wire.isHead, hangUpAfter: wire.hangUpAfter }),
+      exchange(rt.port, wire.bytes, { isHead: wire.isHead, hangsUp: wire.hangsUp }),
       crashed,
     ])
   } catch (error) {
@@ -992,7 +988,7 @@ async function runTus(rt: Runtime, spec: TusScenario): Promise<void> {
         target: at,
         bytes: Buffer.concat([Buffer.from(headText), framed.body]),
         isHead: false,
-        hangUpAfter: framed.hangUpAfter,
+        hangsUp: framed.hangsUp,
         trailing: trailingBytes(patch.framing, chunk),
         head: headText,
         bodySize: framed.body.length,
