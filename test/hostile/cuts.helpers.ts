@@ -1,4 +1,3 @@
-import { readdirSync } from 'node:fs'
 import type { IncomingMessage } from 'node:http'
 import { connect } from 'node:net'
 import { join } from 'node:path'
@@ -7,7 +6,7 @@ import { expect } from 'vitest'
 import type { TestApp } from '../helpers/app.js'
 import type { DigestClient } from '../helpers/digest-client.js'
 import { waitFor } from '../helpers/wait.js'
-import { type Leftovers, leftovers } from './hostile.helpers.js'
+import { type Leftovers, filesUnder, leftovers } from './hostile.helpers.js'
 
 /**
  * A seeded pseudo-random generator (mulberry32): cut points look random but a run is
@@ -256,18 +255,6 @@ export function probeHandlers(app: TestApp): HandlerProbe {
     }
   }
   return probe
-}
-
-/** Every file under a folder, recursively (relative paths, sorted); [] when it does not exist. */
-export function filesUnder(dir: string): string[] {
-  try {
-    return readdirSync(dir, { recursive: true, withFileTypes: true })
-      .filter((entry) => entry.isFile())
-      .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
-      .sort()
-  } catch {
-    return []
-  }
 }
 
 /**

@@ -9,12 +9,13 @@ export function openDescriptors(): number {
   return readdirSync('/proc/self/fd').length
 }
 
-/** Every file under a folder, recursively (relative paths); [] when it does not exist. */
-function filesUnder(dir: string): string[] {
+/** Every file under a folder, recursively (relative paths, sorted); [] when it does not exist. */
+export function filesUnder(dir: string): string[] {
   try {
     return readdirSync(dir, { recursive: true, withFileTypes: true })
       .filter((entry) => entry.isFile())
       .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+      .sort()
   } catch {
     return []
   }
@@ -41,7 +42,7 @@ export async function leftovers(app: TestApp): Promise<Leftovers> {
     const result = await app.kernel.em().execute<{ n: number | string }[]>(`select count(*) as n from ${table}`)
     rows[table] = Number(result[0]!.n)
   }
-  return { keys: keys.sort(), temp: filesUnder(join(app.dataDir, 'storage', '~tmp')).sort(), rows }
+  return { keys: keys.sort(), temp: filesUnder(join(app.dataDir, 'storage', '~tmp')), rows }
 }
 
 /**

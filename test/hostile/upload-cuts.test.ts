@@ -21,14 +21,13 @@ import {
   usedSpace,
 } from '../plugins/files/files.helpers.js'
 import { makeProfile, userWithProfile } from '../plugins/identity/permissions.fixtures.js'
-import { expectDescriptorsBack, openDescriptors } from './hostile.helpers.js'
+import { expectDescriptorsBack, filesUnder, openDescriptors } from './hostile.helpers.js'
 import {
   type HandlerProbe,
   type RawExchange,
   SEED,
   expectServing,
   headLength,
-  filesUnder,
   probeHandlers,
   rawExchange,
   requestBytes,

@@ -8,6 +8,7 @@ import { verifyToken } from '../signed-token.js'
 import type { Logger } from '../log.js'
 import type { KernelServices } from '../services.js'
 import { HttpContext } from './context.js'
+import { credentialsHeader } from './digest.js'
 import { HttpError, internalError, notFound } from './errors.js'
 import { XML_CONTENT_TYPE, accepts, acceptsXml } from './negotiate.js'
 import { errorPage } from './page.js'
@@ -142,11 +143,6 @@ function hostOf(req: IncomingMessage): string {
   return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '')
 }
 
-/** Whether a request carries credentials (Digest, or the spec's `WWW-Authenticate` request header). */
-function hasCredentials(req: IncomingMessage): boolean {
-  return req.headers.authorization !== undefined || req.headers['www-authenticate'] !== undefined
-}
-
 /** The `token` query parameter (the last one sent), or undefined. */
 function queryToken(search: string): string | undefined {
   if (!search.includes('token=')) return undefined
@@ -221,7 +217,10 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
         // Pages get no Digest challenge: a browser would prompt for a login instead of showing the page.
         const challenge = produces === HTML_PRODUCES ? undefined : options.challenge
         token = checkToken(services.secret, purpose, sent, challenge)
-      } else if (!match?.route.options.public && !(match?.route.options.anonymous && !hasCredentials(req))) {
+      } else if (
+        !match?.route.options.public &&
+        !(match?.route.options.anonymous && credentialsHeader(req) === undefined)
+      ) {
         user = await options.authenticate(req)
         state.user = user.username
       }

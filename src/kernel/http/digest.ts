@@ -62,6 +62,14 @@ export function parseDigestHeader(header: string): Record<string, string> | null
 }
 
 /**
+ * The credentials a request carries: `Authorization`, or a request header named
+ * `WWW-Authenticate` as the specification's example sends them; undefined without either.
+ */
+export function credentialsHeader(req: IncomingMessage): string | undefined {
+  return req.headers.authorization ?? (req.headers['www-authenticate'] as string | undefined)
+}
+
+/**
  * Stateless Digest (RFC 7616 subset the contract uses: MD5, qop=auth). Nonces are
  * `<issued-ms>.<random>.<hmac>`, checkable by any process that shares the secret.
  */
@@ -130,7 +138,7 @@ export class DigestAuth {
     req: IncomingMessage,
     lookup: (username: string) => Promise<DigestCredentials | null>,
   ): Promise<DigestCredentials> {
-    const header = req.headers.authorization ?? (req.headers['www-authenticate'] as string | undefined)
+    const header = credentialsHeader(req)
     if (!header) throw this.missing()
     try {
       return await this.check(req, header, lookup)
