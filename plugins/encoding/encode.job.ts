@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { JobContext, JobHandler } from '../../src/kernel/index.js'
-import { fileQueries, setEncodingState } from '../files/index.js'
+import type { JobHandler } from '../../src/kernel/index.js'
+import { fileQueries } from '../files/index.js'
 import { FileGone, MediaFailure, reasonOf } from './encoding-failure.js'
 import { EncodingRun, type PipelineContext } from './encoding-run.js'
 import { removeObjects } from './media-transfer.js'
@@ -13,39 +13,18 @@ export const ENCODE_JOB = 'encoding.encode'
 const folderName = (id: string): string => `job-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`
 
 /**
- * Records how a run ended badly, then throws (the queue retries or keeps the job failed),
- * unless the file is gone: then the job is done. A media failure fails the file at once. A
- * run aborted (the process stopping, the job's time limit) leaves the status to the next
- * attempt; one failing otherwise (storage, database) shows `waiting` for it. Both fail the
- * file on the last attempt.
+ * How a run that ended badly ends the job: done when the file is gone; otherwise a failure
+ * for the runner, a media failure as it is (the job fails at once), any other with its
+ * reason cleaned of local paths (the job retries, or fails on its last attempt). The file's
+ * status follows the job (encoding-state.hook.ts).
  */
-async function settle(
-  pc: PipelineContext,
-  job: JobContext,
-  fileId: number,
-  work: string,
-  error: unknown,
-): Promise<void> {
+async function settle(pc: PipelineContext, fileId: number, work: string, error: unknown): Promise<never | void> {
   if (error instanceof FileGone || !(await fileQueries.fileById(pc.services.reader, fileId))) {
     pc.log.info({ file: fileId }, 'file deleted during its encoding')
     return
   }
-  const em = pc.em()
-  const last = job.attempt >= pc.maxAttempts
-  if (job.signal.aborted) {
-    // Stopping: the run starts again later (`running` meanwhile); the time limit: a failure.
-    if (last) {
-      const reason = reasonOf(job.signal.reason ?? error, work)
-      await setEncodingState(em, fileId, { status: 'failed', error: `the encoding was stopped: ${reason}` })
-    }
-  } else if (error instanceof MediaFailure) {
-    await setEncodingState(em, fileId, { status: 'failed', error: error.message })
-  } else if (last) {
-    await setEncodingState(em, fileId, { status: 'failed', error: `encoding failed: ${reasonOf(error, work)}` })
-  } else {
-    await setEncodingState(em, fileId, { status: 'waiting' })
-  }
-  throw error
+  if (error instanceof MediaFailure) throw error
+  throw new Error(`encoding failed: ${reasonOf(error, work)}`, { cause: error })
 }
 
 /**
@@ -59,9 +38,6 @@ export function encodeJob(pc: PipelineContext): JobHandler {
     const fileId = Number(job.payload.fileId)
     const file = Number.isSafeInteger(fileId) ? await fileQueries.fileById(pc.services.reader, fileId) : undefined
     if (!file) return
-    // A media failure of an earlier attempt of this job: running again cannot mend it (a
-    // retried job starts at attempt 1 and runs for real).
-    if (job.attempt > 1 && file.encodingStatus === 'failed') throw new MediaFailure(file.encodingError ?? 'failed')
     const work = join(pc.workRoot, folderName(job.id))
     let run: EncodingRun | undefined
     try {
@@ -76,7 +52,7 @@ export function encodeJob(pc: PipelineContext): JobHandler {
           pc.log.warn({ err: cleanup, file: file.id }, 'renditions of a failed run not removed; the next run does'),
         )
       }
-      await settle(pc, job, file.id, work, error)
+      await settle(pc, file.id, work, error)
     } finally {
       await rm(work, { recursive: true, force: true })
     }

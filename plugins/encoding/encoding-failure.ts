@@ -1,9 +1,11 @@
+import { PermanentJobError } from '../../src/kernel/index.js'
+
 /**
  * A failure that running the job again cannot mend (the file is not readable media, the
  * encoder refused it or ran out of time, the renditions do not fit the quotas): the file
  * is `failed` at once, with this message as `encoding_error`.
  */
-export class MediaFailure extends Error {
+export class MediaFailure extends PermanentJobError {
   override name = 'MediaFailure'
 }
 

@@ -1,8 +1,10 @@
 import { join } from 'node:path'
-import { definePlugin } from '../../src/kernel/index.js'
+import { type EntityManager, definePlugin } from '../../src/kernel/index.js'
 import { setEncodingState } from '../files/index.js'
 import { ENCODE_JOB, encodeJob } from './encode.job.js'
 import { encodingConfigSchema } from './encoding.config.js'
+import { encodingReconciler } from './encoding.reconciler.js'
+import { encodingStateHook } from './encoding-state.hook.js'
 import { INSERT_LOGO_JOB, insertLogoJob } from './insert-logo.job.js'
 import { MediaLinks } from './media-links.js'
 import { mediaRoutes } from './media.routes.js'
@@ -44,19 +46,16 @@ export default definePlugin({
       workRoot,
       maxAttempts: ctx.kernelConfig.jobs.max_attempts,
     }
-    ctx.job(ENCODE_JOB, encodeJob(pipeline))
-    ctx.job(INSERT_LOGO_JOB, insertLogoJob(pipeline))
-    ctx.on('file.uploaded', async ({ file }) => {
-      // Waiting first: the job may start (and show running) as soon as it is queued.
-      await setEncodingState(ctx.em(), file.id, { status: 'waiting' })
-      try {
-        await ctx.enqueue(ENCODE_JOB, { fileId: file.id }, { key: `encode:${file.id}` })
-      } catch (error) {
-        // The upload is committed: it stays, failed, and says why.
-        ctx.log.error({ err: error, file: file.id }, 'encoding not queued')
-        await setEncodingState(ctx.em(), file.id, { status: 'failed', error: 'the encoding could not be queued' })
-      }
+    ctx.job(ENCODE_JOB, encodeJob(pipeline), encodingStateHook('encoding'))
+    ctx.job(INSERT_LOGO_JOB, insertLogoJob(pipeline), encodingStateHook('logo insertion'))
+    /** Queues a file's encoding in `tx`, the transaction that stores its bytes (the outbox). */
+    const queueEncoding = (tx: EntityManager, file: { id: number; slug: string }) =>
+      ctx.enqueue(ENCODE_JOB, { fileId: file.id }, { key: `encode:${file.id}`, subject: file.slug, em: tx })
+    ctx.on('file.uploaded', async ({ em, file }) => {
+      await setEncodingState(em, file.id, { status: 'waiting' })
+      await queueEncoding(em, file)
     })
+    ctx.reconcile(encodingReconciler(ctx.services.reader, () => ctx.em(), queueEncoding))
     ctx.on('file.deleted', ({ em, files }) =>
       deleteRenditions(
         em,
@@ -81,7 +80,9 @@ export default definePlugin({
     })
     ctx.routes((r) => {
       snapshotRoutes(r, ctx.config, media, workRoot)
-      studioRoutes(r, (payload, key) => ctx.enqueue(INSERT_LOGO_JOB, payload, { key }), ctx.log)
+      studioRoutes(r, (tx, payload, file) =>
+        ctx.enqueue(INSERT_LOGO_JOB, payload, { key: `insertlogo:${file.id}`, subject: file.slug, em: tx }),
+      )
       mediaRoutes(r)
     })
   },

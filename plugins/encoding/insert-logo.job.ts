@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs'
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { HttpError, type JobHandler, type LogoPlacement } from '../../src/kernel/index.js'
-import { type FileView, fileQueries, setEncodingState, storeDerivedSource } from '../files/index.js'
+import { type FileView, fileQueries, storeDerivedSource } from '../files/index.js'
 import { FileGone, MediaFailure, reasonOf } from './encoding-failure.js'
 import { EncodingProgress } from './encoding-progress.js'
 import type { PipelineContext } from './encoding-run.js'
@@ -41,21 +41,15 @@ function placementOf(value: unknown): LogoPlacement {
  * original video and the logo's source out of storage, has the encoder lay the logo over
  * every frame, and stores the result as the source of the new file, which is then
  * announced (`file.uploaded`) and encoded like any upload. The original is only read.
- * Failures leave the new file `failed` with the reason (a media failure at once, others on
- * the last attempt); a new file deleted meanwhile ends the job quietly.
+ * A media failure fails the job at once, others are retried (the new file shows it, see
+ * encoding-state.hook.ts); a new file deleted meanwhile ends the job quietly.
  */
 export function insertLogoJob(pc: PipelineContext): JobHandler {
   return async (job) => {
     const fileId = Number(job.payload.fileId)
     const file = Number.isSafeInteger(fileId) ? await fileQueries.fileById(pc.services.reader, fileId) : undefined
-    if (!file) return
-    if (file.encodingStatus === 'failed' && job.attempt > 1) throw new MediaFailure(file.encodingError ?? 'failed')
-    if (file.encodingStatus !== 'pending') return
-    if (file.size > 0) {
-      // A run cut short after storing the result, before announcing it.
-      await pc.services.events.emit('file.uploaded', { file })
-      return
-    }
+    // Its bytes are stored: their encoding was queued in the same transaction.
+    if (!file || file.size > 0) return
     const work = join(pc.workRoot, folderName(job.id))
     try {
       await rm(work, { recursive: true, force: true })
@@ -100,16 +94,9 @@ export function insertLogoJob(pc: PipelineContext): JobHandler {
         pc.log.info({ file: file.id }, 'file deleted during its logo insertion')
         return
       }
-      const last = job.attempt >= pc.maxAttempts
-      const em = pc.em()
-      if (error instanceof MediaFailure && !job.signal.aborted) {
-        await setEncodingState(em, file.id, { status: 'failed', error: error.message })
-      } else if (last) {
-        const reason = reasonOf(job.signal.reason ?? error, work)
-        const how = job.signal.aborted ? 'was stopped' : 'failed'
-        await setEncodingState(em, file.id, { status: 'failed', error: `the logo insertion ${how}: ${reason}` })
-      }
-      throw error
+      // The file's status follows the job (encoding-state.hook.ts).
+      if (error instanceof MediaFailure) throw error
+      throw new Error(`the logo insertion failed: ${reasonOf(error, work)}`, { cause: error })
     } finally {
       await rm(work, { recursive: true, force: true })
     }

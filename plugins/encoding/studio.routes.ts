@@ -2,7 +2,7 @@ import {
   type FieldReader,
   type HttpContext,
   type LogoPlacement,
-  type Logger,
+  type EntityManager,
   type Router,
   reply,
 } from '../../src/kernel/index.js'
@@ -14,7 +14,6 @@ import {
   nameField,
   ownFile,
   requireFileFlag,
-  setEncodingState,
 } from '../files/index.js'
 
 const PERMISSION = 'the owner only (files are private); anyone else gets 404; profile file.create'
@@ -79,8 +78,11 @@ async function readLogo(c: HttpContext, fields: FieldReader): Promise<FileView |
  */
 export function studioRoutes(
   r: Router,
-  enqueue: (payload: Record<string, unknown>, key: string) => Promise<unknown>,
-  log: Logger,
+  enqueue: (
+    tx: EntityManager,
+    payload: Record<string, unknown>,
+    file: { id: number; slug: string },
+  ) => Promise<unknown>,
 ): void {
   r.post(
     '/file/:file/studio/insertlogo',
@@ -95,20 +97,14 @@ export function studioRoutes(
       const placement = readPlacement(fields)
       const name = nameField(fields)
       fields.done()
-      const id = await createDerivedFile(c.em, {
-        owner: c.principal,
-        directoryId: file.directoryId,
-        name: name!,
-        type: 'video',
-        mimeType: 'video/mp4',
-      })
-      try {
-        await enqueue({ fileId: id, sourceId: file.id, logoId: logo!.id, placement: placement! }, `insertlogo:${id}`)
-      } catch (error) {
-        // The new file stays, failed, and says why (as an upload whose encoding is not queued).
-        log.error({ err: error, file: id }, 'logo insertion not queued')
-        await setEncodingState(c.em, id, { status: 'failed', error: 'the logo insertion could not be queued' })
-      }
+      // The new file and the job that makes its bytes commit together (or not at all).
+      const id = await createDerivedFile(
+        c.em,
+        { owner: c.principal, directoryId: file.directoryId, name: name!, type: 'video', mimeType: 'video/mp4' },
+        async (tx, created) => {
+          await enqueue(tx, { fileId: created.id, sourceId: file.id, logoId: logo!.id, placement: placement! }, created)
+        },
+      )
       return reply.xml(202, await fileInfo(c, (await fileQueries.fileById(c.services.reader, id))!))
     },
     { permission: PERMISSION },

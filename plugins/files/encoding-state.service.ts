@@ -2,7 +2,7 @@ import type { EntityManager } from '../../src/kernel/index.js'
 import { notFound } from '../../src/kernel/index.js'
 import type { FileType } from '../metadata/index.js'
 import { lockPlatform } from '../platforms/index.js'
-import { type EncodingStatus, encodingCode } from './files.types.js'
+import { type EncodingRetry, type EncodingStatus, encodingCode } from './files.types.js'
 import { requireSpace, spaceLeft, spaceUsage } from './space.service.js'
 import { type StoredFile, StoredFileEntity } from './stored-file.entity.js'
 
@@ -16,9 +16,17 @@ export interface EncodingChange {
   /** The type the probe found (API-DECISIONS: decided by content). */
   type?: FileType
   mimeType?: string
+  /** With `waiting`: the retry it waits for (cleared by any other status change). */
+  retry?: EncodingRetry | null
 }
 
 const RUNNING = encodingCode('running')
+const noRetry = { encodingAttempt: null, encodingMaxAttempts: null, encodingNextTry: null }
+const retryFields = (retry: EncodingRetry): Partial<StoredFile> => ({
+  encodingAttempt: retry.attempt,
+  encodingMaxAttempts: retry.maxAttempts,
+  encodingNextTry: retry.nextTry,
+})
 const clamp = (percent: number): number => Math.min(100, Math.max(0, percent))
 
 /**
@@ -38,11 +46,12 @@ export async function setEncodingState(em: EntityManager, fileId: number, change
     await em.nativeUpdate(
       StoredFileEntity,
       { id: fileId, encodingStatus: { $ne: RUNNING } },
-      { encodingStatus: RUNNING, encodingProgress: 0, encodingError: null, updatedAt: now },
+      { encodingStatus: RUNNING, encodingProgress: 0, encodingError: null, ...noRetry, updatedAt: now },
     )
   } else if (status !== undefined) {
     fields.encodingStatus = encodingCode(status)
     fields.encodingError = status === 'failed' ? (change.error ?? 'encoding failed') : null
+    Object.assign(fields, status === 'waiting' && change.retry ? retryFields(change.retry) : noRetry)
     if (status === 'finished') fields.encodingProgress = 100
     else if (status === 'waiting' || status === 'pending') fields.encodingProgress = 0
     else if (change.progress !== undefined) fields.encodingProgress = clamp(change.progress)
@@ -50,9 +59,10 @@ export async function setEncodingState(em: EntityManager, fileId: number, change
   if (Object.keys(fields).length) await em.nativeUpdate(StoredFileEntity, { id: fileId }, { ...fields, updatedAt: now })
   if (change.progress !== undefined && (status === undefined || status === 'running')) {
     const progress = clamp(change.progress)
+    // Progress belongs to a run: a late write of a run that ended never moves a waiting or failed file.
     await em.nativeUpdate(
       StoredFileEntity,
-      { id: fileId, encodingProgress: { $lt: progress } },
+      { id: fileId, encodingStatus: RUNNING, encodingProgress: { $lt: progress } },
       { encodingProgress: progress, updatedAt: now },
     )
   }

@@ -1,9 +1,9 @@
 import { type Reader, type Row, jsonColumn } from '../../src/kernel/index.js'
 import type { FileType, MetadataValue } from '../metadata/index.js'
-import { ENCODING_STATUSES, type DirectoryView, type FileView } from './files.types.js'
+import { ENCODING_STATUSES, type DirectoryView, type FileView, encodingCode } from './files.types.js'
 
 const FILE_COLUMNS = `f.id, f.slug, f.name, f.size, f.stored_bytes, f.type, f.mime_type, f.encoding_status,
-  f.encoding_progress, f.encoding_error, f.storage_key, f.storage_prefix, f.metadata, f.user_id, u.username,
+  f.encoding_progress, f.encoding_error, f.encoding_attempt, f.encoding_max_attempts, f.encoding_next_try, f.storage_key, f.storage_prefix, f.metadata, f.user_id, u.username,
   f.platform_id, f.directory_id, d.slug as directory_slug, f.created_at`
 const FILE_FROM = 'from files f join users u on u.id = f.user_id left join directories d on d.id = f.directory_id'
 
@@ -11,6 +11,9 @@ const DIRECTORY_COLUMNS = 'd.id, d.slug, d.name, d.user_id, d.parent_id, p.slug 
 const DIRECTORY_FROM = 'from directories d left join directories p on p.id = d.parent_id'
 
 const nullableNumber = (value: unknown): number | null => (value == null ? null : Number(value))
+/** SQLite answers epoch milliseconds (as a number or text), PostgreSQL a date or text. */
+const dateOf = (value: unknown): Date =>
+  value instanceof Date ? value : new Date(/^\d+$/.test(String(value)) ? Number(value) : String(value))
 const nullableString = (value: unknown): string | null => (value == null ? null : String(value))
 
 // PostgreSQL answers bigints as text and parses JSON; SQLite answers JSON as text.
@@ -25,6 +28,14 @@ export const fileView = (row: Row): FileView => ({
   encodingStatus: ENCODING_STATUSES[Number(row.encoding_status)] ?? 'pending',
   encodingProgress: Number(row.encoding_progress),
   encodingError: nullableString(row.encoding_error),
+  encodingRetry:
+    row.encoding_next_try == null
+      ? null
+      : {
+          attempt: Number(row.encoding_attempt),
+          maxAttempts: Number(row.encoding_max_attempts),
+          nextTry: dateOf(row.encoding_next_try),
+        },
   storageKey: String(row.storage_key),
   storagePrefix: String(row.storage_prefix),
   metadata: jsonColumn<Record<string, MetadataValue>>(row.metadata),
@@ -55,6 +66,15 @@ export const fileQueries = {
     const row = await reader.one(`select ${FILE_COLUMNS} ${FILE_FROM} where f.slug = ?`, [slug])
     return row && fileView(row)
   },
+  /** Files whose encoding is not settled (pending, waiting, running), oldest first, at most `limit`: what the reconciler checks. */
+  async unsettled(reader: Reader, limit: number): Promise<{ id: number; slug: string; size: number }[]> {
+    const rows = await reader.all(
+      'select id, slug, size from files where encoding_status in (?, ?, ?) order by id limit ?',
+      [encodingCode('pending'), encodingCode('waiting'), encodingCode('running'), limit],
+    )
+    return rows.map((row) => ({ id: Number(row.id), slug: String(row.slug), size: Number(row.size) }))
+  },
+
   async fileById(reader: Reader, id: number): Promise<FileView | undefined> {
     const row = await reader.one(`select ${FILE_COLUMNS} ${FILE_FROM} where f.id = ?`, [id])
     return row && fileView(row)

@@ -17,6 +17,21 @@ const status = (file: FileView, form: StatusForm): XmlNode =>
 // finished shows 100 whatever was stored last (API-DECISIONS: Files and encoding).
 const progress = (file: FileView): number => (file.encodingStatus === 'finished' ? 100 : file.encodingProgress)
 
+/**
+ * `encoding_retry` while a file waits for a retry (after a failed or interrupted run): the
+ * attempt it waits for, of how many, and when it runs (an element older clients ignore).
+ */
+const retry = (file: FileView): XmlNode[] =>
+  file.encodingStatus === 'waiting' && file.encodingRetry
+    ? [
+        xml.el('encoding_retry', undefined, [
+          xml.num('attempt', file.encodingRetry.attempt),
+          xml.num('max_attempts', file.encodingRetry.maxAttempts),
+          xml.date('next_try', file.encodingRetry.nextTry),
+        ]),
+      ]
+    : []
+
 const NO_MEDIA: FileMedia = { thumbnail: '', subtitles: [] }
 
 /** `<subtitles>`: one `subtitle` per subtitle, with its language and the API URL that removes it. */
@@ -47,6 +62,7 @@ export function fileInfoXml(
     xml.str('type', file.type),
     status(file, form),
     xml.num('encoding_progress', progress(file)),
+    ...retry(file),
     ...(file.encodingError ? [xml.str('encoding_error', file.encodingError)] : []),
     xml.link('directory', directoryUrl(links, file.directorySlug), 'parent'),
     xml.str('thumbnail', media.thumbnail),
@@ -74,5 +90,6 @@ export function fileStatusXml(links: LinkBuilder, file: FileView): XmlNode {
   return xml.el('file', { href: links.url('file', file.slug) }, [
     status(file, 'word'),
     xml.num('encoding_progress', progress(file)),
+    ...retry(file),
   ])
 }

@@ -4,10 +4,12 @@ import type { FileMedia, FileView } from './files.types.js'
 declare module '../../src/kernel/events.js' {
   interface KernelEvents {
     /**
-     * A new file is stored, committed, `pending` (every upload path, and derived files such
-     * as a logo insertion): the media pipeline queues its encoding.
+     * A new file's bytes are stored (every upload path, and derived files such as a logo
+     * insertion), inside the transaction that records them: the media pipeline queues its
+     * encoding in that transaction (the outbox), so a file is never committed without the
+     * job that encodes it.
      */
-    'file.uploaded': { file: FileView }
+    'file.uploaded': { em: EntityManager; file: { id: number; slug: string } }
     /**
      * Files are about to be deleted (the file itself, its directory, its owner), inside the
      * deleting transaction, before their rows go: remove what was made from them

@@ -7,6 +7,14 @@ export type EncodingStatus = (typeof ENCODING_STATUSES)[number]
 /** The code of an `encoding_status` word (pending 0 ... finished 5). */
 export const encodingCode = (status: EncodingStatus): number => ENCODING_STATUSES.indexOf(status)
 
+/** The retry a waiting file waits for. */
+export interface EncodingRetry {
+  /** The attempt it waits for, from 2 (or 1 again after a run a shutdown put back). */
+  attempt: number
+  maxAttempts: number
+  nextTry: Date
+}
+
 /** A stored file as the answers and other plugins see it (no ORM objects). */
 export interface FileView {
   id: number
@@ -26,6 +34,8 @@ export interface FileView {
   encodingProgress: number
   /** Why encoding failed, when it did. */
   encodingError: string | null
+  /** While `waiting` for a retry (after a failed or interrupted run): which attempt, of how many, and when. */
+  encodingRetry: EncodingRetry | null
   /** Storage key of the original bytes. */
   storageKey: string
   /** Storage prefix of everything stored for the file (original, renditions), ending with `/`. */

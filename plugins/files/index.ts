@@ -9,6 +9,7 @@ import { deleteUserFiles, dropMetadataValues } from './file.service.js'
 import { filesConfigSchema } from './files.config.js'
 import './files.events.js'
 import init from './migrations/20261122-files-init.js'
+import encodingRetry from './migrations/20261228-files-encoding-retry.js'
 import { PendingUploadEntity } from './pending-upload.entity.js'
 import { StorageTrashEntity } from './storage-trash.entity.js'
 import { StoredFileEntity } from './stored-file.entity.js'
@@ -56,7 +57,7 @@ export default definePlugin({
   dependsOn: ['platforms', 'identity', 'metadata'],
   config: filesConfigSchema,
   entities: [DirectoryEntity, StoredFileEntity, PendingUploadEntity, StorageTrashEntity],
-  migrations: [init],
+  migrations: [init, encodingRetry],
   register(ctx) {
     ctx.routes((r) => {
       uploadLinkRoutes(r, ctx.config)

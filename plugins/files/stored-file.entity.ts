@@ -20,6 +20,10 @@ export interface StoredFile {
   encodingStatus: number
   encodingProgress: number
   encodingError: string | null
+  /** While `waiting` for a retry: the attempt it waits for, of how many, and when it runs. */
+  encodingAttempt: number | null
+  encodingMaxAttempts: number | null
+  encodingNextTry: Date | null
   storageKey: string
   /** Everything stored for the file lives under this prefix (ends with `/`). */
   storagePrefix: string
@@ -47,6 +51,9 @@ export const StoredFileEntity = new EntitySchema<StoredFile>({
     encodingStatus: { type: 'integer' },
     encodingProgress: { type: 'float' },
     encodingError: { type: 'text', nullable: true },
+    encodingAttempt: { type: 'integer', nullable: true },
+    encodingMaxAttempts: { type: 'integer', nullable: true },
+    encodingNextTry: { type: 'datetime', nullable: true },
     storageKey: { type: 'string', length: 512 },
     storagePrefix: { type: 'string', length: 512 },
     metadata: { type: JsonType },

@@ -169,6 +169,7 @@ export async function commitFile(services: KernelServices, em: EntityManager, in
           updatedAt: new Date(),
         })
         await tx.flush()
+        await services.events.emit('file.uploaded', { em: tx, file: { id: file.id, slug: file.slug } })
         return file.id
       }),
     )
@@ -178,8 +179,9 @@ export async function commitFile(services: KernelServices, em: EntityManager, in
   }
   if (input.pending) await emptyTrash(services, em)
   const file = (await fileQueries.fileById(services.reader, id))!
-  await services.events.emit('file.uploaded', { file })
-  return file
+  // The answer describes the file as created (the spec's upload answer shows 0, pending):
+  // its encoding was queued in the same transaction, and the status poll follows it from there.
+  return { ...file, encodingStatus: 'pending', encodingProgress: 0, encodingRetry: null }
 }
 
 /** A file made by the server from others (a logo insertion): where it goes, its name, what it will hold. */
@@ -196,8 +198,13 @@ export interface DerivedFile {
  * Creates the row of a derived file before its bytes exist: `pending`, 0 bytes, under a
  * fresh storage prefix of its own (its source goes to `<prefix>source`, see
  * `storeDerivedSource`). Nothing is announced yet: `file.uploaded` comes with the bytes.
+ * `then` runs in the same transaction (queueing the job that makes the bytes).
  */
-export async function createDerivedFile(em: EntityManager, input: DerivedFile): Promise<number> {
+export async function createDerivedFile(
+  em: EntityManager,
+  input: DerivedFile,
+  then?: (tx: EntityManager, file: { id: number; slug: string }) => Promise<void>,
+): Promise<number> {
   const prefix = newPrefix()
   return retryOnConflict(() =>
     transaction(em, async (tx) => {
@@ -222,6 +229,7 @@ export async function createDerivedFile(em: EntityManager, input: DerivedFile): 
         updatedAt: new Date(),
       })
       await tx.flush()
+      await then?.(tx, { id: file.id, slug: file.slug })
       return file.id
     }),
   )
@@ -264,6 +272,7 @@ export async function storeDerivedSource(
         row.storedBytes = size
         row.updatedAt = new Date()
         await tx.flush()
+        await services.events.emit('file.uploaded', { em: tx, file: { id: row.id, slug: row.slug } })
       }),
     )
   } catch (error) {
@@ -274,6 +283,5 @@ export async function storeDerivedSource(
   }
   const stored = await fileQueries.fileById(services.reader, file.id)
   if (!stored) throw notFound('The file was deleted.')
-  await services.events.emit('file.uploaded', { file: stored })
   return stored
 }

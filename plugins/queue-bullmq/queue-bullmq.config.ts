@@ -14,29 +14,31 @@ export const queueBullmqConfigSchema = z
       .regex(/^[^\s]{1,64}$/, '1 to 64 characters, no spaces')
       .refine((value) => !value.endsWith(':'), 'without a trailing ":" (BullMQ adds it)')
       .default('mediactl'),
-    /** Name of the installation's queues: jobs of type `t` live in the BullMQ queue `<queue>/<t>`. */
+    /** Name of the installation's BullMQ queue (signals of every job type). */
     queue: z
       .string()
       .regex(/^[A-Za-z0-9_.-]{1,64}$/, '1 to 64 letters, digits, "_", "." or "-"')
       .default('jobs'),
     /** Whether `mediactl serve` runs jobs too (false: only `mediactl worker` processes do). */
     consume_in_serve: z.boolean().default(false),
-    /** Seconds between two looks for due jobs by a consuming process (a finished run looks again at once). */
-    poll_interval: z.number().min(0.01).max(60).default(0.5),
     /**
-     * Seconds a running job's lock lasts (BullMQ's lockDuration), renewed every half of it while
-     * the job runs. A crashed process's jobs are taken back once it expired, at the next stall check.
-     */
-    lease: z.number().min(1).max(3600).default(30),
-    /**
-     * Seconds between two stall checks (BullMQ's stalledInterval, one check per queue across all
-     * consuming processes): a job whose lock expired is put back to waiting by the second check
-     * after it, so a crashed worker's jobs run again within about `lease + 2 × stalled_interval`.
+     * Seconds between two stall checks (BullMQ's stalledInterval): a signal whose worker died
+     * goes back to waiting. The job itself is taken back through its lease in the database
+     * (`jobs.lease`), within about a second of its expiry, whatever this says.
      */
     stalled_interval: z.number().min(1).max(3600).default(30),
-    /** Seconds succeeded jobs are kept for `mediactl jobs list`; 0: forever. Failed jobs are kept. */
-    keep_succeeded: z.number().int().min(0).default(604800),
+    /** Moved: accepted (and ignored, with a warning) so that older files still load. */
+    poll_interval: z.number().optional(),
+    lease: z.number().optional(),
+    keep_succeeded: z.number().optional(),
   })
   .strict()
 
 export type QueueBullmqConfig = z.infer<typeof queueBullmqConfigSchema>
+
+/** Keys that moved to the kernel's `jobs` section (or lost their use: BullMQ delivers, nothing polls). */
+export const MOVED_KEYS = {
+  poll_interval: 'nothing (signals are delivered at once)',
+  lease: 'jobs.lease',
+  keep_succeeded: 'jobs.keep_finished',
+}

@@ -1,4 +1,4 @@
-import { type JobRecord, type JobState, type Kernel, type QueuePort, createLogger } from '../kernel/index.js'
+import { type JobRecord, type JobState, type Jobs, type Kernel, createLogger } from '../kernel/index.js'
 import { type BootRequest, bootMigratedKernel } from './boot.js'
 
 /** A job as `mediactl jobs` prints it with `--json`. */
@@ -6,33 +6,32 @@ export interface JobView {
   id: string
   type: string
   state: JobState
+  /** What the job works on, as operators name it: a file's slug. */
+  file: string | null
+  /** Runs started (during a run, its number). */
   attempts: number
   max_attempts: number
   progress: number
-  /** The file the job works on: the payload's `fileId` or `file`, if it has one. */
-  file: string | null
-  key: string | null
   last_error: string | null
+  /** When a waiting job runs next (its next try, after a failed or interrupted run); null otherwise. */
+  next_try: string | null
+  key: string | null
   payload: Record<string, unknown>
-  run_after: string
   created_at: string
   updated_at: string
 }
 
 export interface ListJobsOptions extends BootRequest {
   state?: JobState
+  /** Jobs of this file (its slug). */
+  file?: string
   /** At most this many, newest first (default 50). */
   limit?: number
 }
 
-export interface RetryJobOptions extends BootRequest {
-  id: string
-}
-
-/** The file a job is about, from the payload fields the pipeline uses (`fileId`, else `file`). */
-export function jobFile(payload: Record<string, unknown>): string | null {
-  const value = payload.fileId ?? payload.file
-  return typeof value === 'string' || typeof value === 'number' ? String(value) : null
+export interface JobActionOptions extends BootRequest {
+  /** A file's slug (its newest job fitting the action) or a job's number. */
+  target: string
 }
 
 export function jobView(job: JobRecord): JobView {
@@ -40,47 +39,62 @@ export function jobView(job: JobRecord): JobView {
     id: job.id,
     type: job.type,
     state: job.state,
+    file: job.subject,
     attempts: job.attempts,
     max_attempts: job.maxAttempts,
     progress: job.progress,
-    file: jobFile(job.payload),
-    key: job.key,
     last_error: job.lastError,
+    next_try: job.state === 'waiting' ? job.runAfter.toISOString() : null,
+    key: job.key,
     payload: job.payload,
-    run_after: job.runAfter.toISOString(),
     created_at: job.createdAt.toISOString(),
     updated_at: job.updatedAt.toISOString(),
   }
 }
 
-function queueOf(kernel: Kernel): QueuePort {
-  if (!kernel.services.ports.has('queue')) {
-    throw new Error('no queue backend is enabled: add queue-inline (or queue-bullmq) to the "plugins" config key')
-  }
-  return kernel.services.ports.get('queue')
-}
-
-async function withQueue<T>(options: BootRequest, work: (queue: QueuePort) => Promise<T>): Promise<T> {
+async function withJobs<T>(options: BootRequest, work: (jobs: Jobs, kernel: Kernel) => Promise<T>): Promise<T> {
   const kernel = await bootMigratedKernel({ logger: createLogger('warn', 2), ...options })
   try {
-    return await work(queueOf(kernel))
+    if (!kernel.services.ports.has('queue')) {
+      throw new Error('no queue backend is enabled: add queue-inline (or queue-bullmq) to the "plugins" config key')
+    }
+    return await work(kernel.jobs, kernel)
   } finally {
     await kernel.close()
   }
 }
 
-/** The jobs of the queue, newest first, optionally of one state. */
+/** The jobs, newest first, optionally of one state or one file. */
 export function listJobs(options: ListJobsOptions): Promise<JobView[]> {
-  return withQueue(options, async (queue) =>
-    (await queue.list({ state: options.state, limit: options.limit ?? 50 })).map(jobView),
+  return withJobs(options, async (jobs) =>
+    (await jobs.list({ state: options.state, subject: options.file, limit: options.limit ?? 50 })).map(jobView),
   )
 }
 
-/** Queues a failed job again (attempts from 0); a serving process picks it up at its next look. */
-export function retryJob(options: RetryJobOptions): Promise<JobView> {
-  return withQueue(options, async (queue) => {
-    const job = await queue.retry(options.id)
-    if (!job) throw new Error(`no job "${options.id}": list them with "mediactl jobs list"`)
-    return jobView(job)
+/** The job `target` names, or an error saying how to find one. */
+async function named(jobs: Jobs, target: string, prefer: (job: JobRecord) => boolean): Promise<JobRecord> {
+  const job = await jobs.find(target, prefer)
+  if (!job)
+    throw new Error(`no job of a file "${target}" and no job number ${target}: list them with "mediactl jobs list"`)
+  return job
+}
+
+/** Queues a failed or cancelled job again (attempts from 0); a consuming process runs it at once. */
+export function retryJob(options: JobActionOptions): Promise<JobView> {
+  return withJobs(options, async (jobs) => {
+    const job = await named(jobs, options.target, (j) => j.state === 'failed' || j.state === 'cancelled')
+    const retried = await jobs.retry(job.id)
+    if (!retried) throw new Error(`job ${job.id} is gone: list them with "mediactl jobs list"`)
+    return jobView(retried)
+  })
+}
+
+/** Cancels a waiting or running job; a run in flight stops at its next heartbeat (a third of `jobs.lease`). */
+export function cancelJob(options: JobActionOptions): Promise<JobView> {
+  return withJobs(options, async (jobs) => {
+    const job = await named(jobs, options.target, (j) => j.state === 'waiting' || j.state === 'running')
+    const cancelled = await jobs.cancel(job.id)
+    if (!cancelled) throw new Error(`job ${job.id} is gone: list them with "mediactl jobs list"`)
+    return jobView(cancelled)
   })
 }

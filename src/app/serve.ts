@@ -44,7 +44,9 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     }
     const listening = await kernel.listen(options.port, options.host)
     const { ports } = kernel.services
-    const jobs = ports.has('queue') && ports.get('queue').consumesInServe ? await kernel.startJobs() : false
+    // The reconciler runs in every serving process; the jobs themselves only where the transport says so.
+    const consume = ports.has('queue') && ports.get('queue').consumesInServe
+    const jobs = (await kernel.startJobs({ consume })) && consume
     return { ...listening, kernel, initialized, jobs, stop: () => kernel.close() }
   } catch (error) {
     await kernel.close()

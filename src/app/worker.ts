@@ -39,12 +39,12 @@ export async function work(options: WorkOptions): Promise<Working> {
     if (!ports.has('queue')) {
       throw new Error('no queue backend is enabled: add queue-bullmq (or queue-inline) to the "plugins" config key')
     }
-    if (!kernel.jobs.size) throw new Error('no enabled plugin declares jobs: there is nothing to run')
+    if (!kernel.jobTypes.size) throw new Error('no enabled plugin declares jobs: there is nothing to run')
     const concurrency = options.concurrency ?? jobConcurrency(kernel.config.jobs.concurrency)
     await kernel.startJobs({ concurrency })
     return {
       kernel,
-      types: [...kernel.jobs.handlers().keys()],
+      types: [...kernel.jobTypes.handlers().keys()],
       concurrency,
       stop: () => kernel.close(),
     }

@@ -1,5 +1,6 @@
 import Doctor from './commands/doctor.js'
 import Init from './commands/init.js'
+import JobsCancel from './commands/jobs-cancel.js'
 import JobsList from './commands/jobs-list.js'
 import JobsRetry from './commands/jobs-retry.js'
 import Migrate from './commands/migrate.js'
@@ -24,6 +25,7 @@ export const COMMANDS = {
   'platform:create': PlatformCreate,
   'platform:update': PlatformUpdate,
   purge: Purge,
+  'jobs:cancel': JobsCancel,
   'jobs:list': JobsList,
   'jobs:retry': JobsRetry,
   doctor: Doctor,

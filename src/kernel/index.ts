@@ -7,12 +7,13 @@ export {
   pluginConfig,
   type LoadConfigOptions,
 } from './config/load.js'
+export { warnMovedKeys } from './config/moved-keys.js'
 export type { Config, KernelConfig } from './config/schema.js'
 export { columns, defineMigration, type MigrationDefinition } from './db/migration.js'
 export { MIGRATIONS_TABLE, type MigrationStatus } from './db/migrator.js'
 export { freeSlug, retryOnConflict } from './db/unique.js'
 export { cascadingReference } from './db/relations.js'
-export { transaction } from './db/transaction.js'
+export { afterCommit, transaction } from './db/transaction.js'
 export { jsonColumn, type Reader, type Row } from './db/reader.js'
 export { databaseTarget, redactUrl, type Dialect, type EntityManager, type Orm } from './db/orm.js'
 export type { EventHandler, EventName, KernelEvents } from './events.js'
@@ -82,15 +83,23 @@ export { PollLoop } from './jobs/poll-loop.js'
 export type { AcquireOptions, LockLease, LocksPort } from './ports/locks.port.js'
 export {
   JOB_STATES,
+  LIVE_STATES,
+  PermanentJobError,
   type EnqueueOptions,
   type JobContext,
+  type JobFilter,
   type JobHandler,
   type JobRecord,
   type JobState,
-  type QueuePort,
+  type JobTransition,
+  type JobTypeOptions,
   type StartOptions,
   type StopOptions,
-} from './ports/queue.port.js'
+} from './jobs/job.types.js'
+export type { JobSignal, JobTaker, QueuePort, TakeOutcome } from './ports/queue.port.js'
+export { Jobs, type JobsStats, type Reconciler } from './jobs/jobs.js'
+export { JobQueueError, MAX_PAYLOAD_BYTES } from './jobs/job-store.js'
+export { backoffDelay } from './jobs/job-runner.js'
 export { jobConcurrency } from './jobs/job-registry.js'
 export type {
   EncodeRequest,

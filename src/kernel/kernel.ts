@@ -12,7 +12,10 @@ import { EventBus } from './events.js'
 import { createHttpServer, createRequestListener } from './http/app.js'
 import { DigestAuth } from './http/digest.js'
 import { LinkBuilder } from './http/links.js'
+import { JobEntity } from './jobs/job.entity.js'
 import { JobRegistry, jobConcurrency } from './jobs/job-registry.js'
+import { Jobs } from './jobs/jobs.js'
+import { JOBS_MIGRATIONS } from './jobs/migrations/index.js'
 import { MemoryNonceCounter } from './http/nonce-counter.memory.js'
 import { RouteTable } from './http/router.js'
 import { readSecret } from './instance.js'
@@ -27,7 +30,6 @@ import {
 } from './plugin.js'
 import { PortRegistry } from './ports.js'
 import type { NonceCounterPort } from './ports/nonce-counter.port.js'
-import type { EnqueueOptions, JobRecord, QueuePort } from './ports/queue.port.js'
 import type { KernelServices } from './services.js'
 
 export interface BootOptions {
@@ -41,6 +43,8 @@ export interface BootOptions {
 
 /** How `startJobs` runs jobs; unset fields come from the `jobs` config section. */
 export interface StartJobsOptions {
+  /** Whether this process runs jobs (default true); false starts the reconciler only. */
+  consume?: boolean
   /** Most jobs this process runs at once (default `jobs.concurrency`, 0 meaning one per two cores). */
   concurrency?: number
 }
@@ -59,24 +63,42 @@ const KERNEL_KEYS = new Set(Object.keys(kernelConfigSchema.shape))
  */
 export class Kernel {
   readonly routes = new RouteTable()
-  /** The job handlers the plugins declared (`ctx.job`). */
-  readonly jobs = new JobRegistry()
+  /** The job types the plugins declared (`ctx.job`). */
+  readonly jobTypes = new JobRegistry()
+  /** The jobs: queued, run, listed, retried and cancelled through here. */
+  readonly jobs: Jobs
   private readonly seeders: { plugin: string; run: Seeder }[] = []
-  private readonly stoppers: (() => Promise<void> | void)[] = []
+  private readonly stoppers: { plugin: string; stop: () => Promise<void> | void }[] = []
   private readonly starters: { plugin: string; start: () => Promise<void> | void }[] = []
   private readonly hostResolvers: ((host: string) => Promise<string | null>)[] = []
   private server: Server | undefined
   private closing = false
   private nonceCounter: MemoryNonceCounter | undefined
-  /** The queue consuming this process's jobs, once `startJobs` started it. */
-  private consuming: QueuePort | undefined
+  /** Whether `startJobs` started the jobs module in this process. */
+  private jobsStarted = false
   private closed: Promise<void> | undefined
 
   private constructor(
     readonly services: KernelServices,
     readonly plugins: PluginDefinition<never>[],
     readonly migrator: Migrator,
-  ) {}
+  ) {
+    const { config, ports } = services
+    this.jobs = new Jobs(
+      knexOf(services.orm),
+      databaseTarget(config).dialect,
+      () => this.em(),
+      this.jobTypes,
+      () => (ports.has('queue') ? ports.get('queue') : undefined),
+      {
+        maxAttempts: config.jobs.max_attempts,
+        leaseMs: config.jobs.lease * 1000,
+        reconcileMs: config.jobs.reconcile_interval * 1000,
+        keepFinishedMs: config.jobs.keep_finished * 1000,
+      },
+      services.log.child({ module: 'jobs' }),
+    )
+  }
 
   get config(): Config {
     return this.services.config
@@ -109,11 +131,13 @@ export class Kernel {
     }
     const slices = new Map(plugins.map((p) => [p.name, p.config ? pluginConfig(config, p.name, p.config) : undefined]))
 
-    const entities = plugins.flatMap((p) => (p.entities ?? []) as EntitySchema[])
+    // The kernel's own tables (jobs) come first: plugins' rows refer to nothing of them.
+    const entities = [JobEntity as EntitySchema, ...plugins.flatMap((p) => (p.entities ?? []) as EntitySchema[])]
     const orm = await openOrm(config, entities, log)
-    const migrations: OwnedMigration[] = plugins.flatMap((p) =>
-      (p.migrations ?? []).map((m) => ({ ...m, plugin: p.name })),
-    )
+    const migrations: OwnedMigration[] = [
+      ...JOBS_MIGRATIONS.map((m) => ({ ...m, plugin: 'kernel' })),
+      ...plugins.flatMap((p) => (p.migrations ?? []).map((m) => ({ ...m, plugin: p.name }))),
+    ]
     const reader = openReader(databaseTarget(config), knexOf(orm))
     const ports = new PortRegistry()
     const services: KernelServices = {
@@ -130,9 +154,9 @@ export class Kernel {
     const kernel = new Kernel(services, plugins, new Migrator(knexOf(orm), migrations))
     try {
       for (const plugin of plugins) await plugin.register(kernel.contextFor(plugin, slices.get(plugin.name)) as never)
-      if (kernel.jobs.size && !services.ports.has('queue')) {
+      if (kernel.jobTypes.size && !services.ports.has('queue')) {
         throw new Error(
-          `jobs are declared (${kernel.jobs.describe()}) but no queue backend is enabled: enable queue-inline or queue-bullmq in the "plugins" config key`,
+          `jobs are declared (${kernel.jobTypes.describe()}) but no queue backend is enabled: enable queue-inline or queue-bullmq in the "plugins" config key`,
         )
       }
       services.ports.check()
@@ -160,12 +184,13 @@ export class Kernel {
       routes: (declare) => declare(this.routes.forPlugin(name)),
       provide: (port, impl) => services.ports.provide(name, port, impl),
       port: (port) => services.ports.get(port),
-      job: (type, handler) => this.jobs.declare(name, type, handler),
-      enqueue: (type, payload, options) => this.enqueue(type, payload, options),
+      job: (type, handler, options) => this.jobTypes.declare(name, type, handler, options),
+      enqueue: (type, payload, options) => this.jobs.enqueue(type, payload, options),
+      reconcile: (run) => this.jobs.reconcile(name, run),
       on: (event, handler) => services.events.on(name, event, handler),
       emit: (event, payload) => services.events.emit(event, payload),
       seed: (run) => this.seeders.push({ plugin: name, run }),
-      onStop: (stop) => this.stoppers.push(stop),
+      onStop: (stop) => this.stoppers.push({ plugin: name, stop }),
       onServe: (start) => this.starters.push({ plugin: name, start }),
       hosts: (resolve) => this.hostResolvers.push(resolve),
       em: () => this.em(),
@@ -173,34 +198,28 @@ export class Kernel {
   }
 
   /**
-   * Queues a job of a declared type through the `queue` port (what `ctx.enqueue` does), with
-   * `jobs.max_attempts` unless the options say otherwise.
-   */
-  async enqueue(type: string, payload: Record<string, unknown>, options: EnqueueOptions = {}): Promise<JobRecord> {
-    if (!this.jobs.has(type)) throw new Error(`unknown job type "${type}": no enabled plugin declares it`)
-    return this.services.ports
-      .get('queue')
-      .enqueue(type, payload, { ...options, maxAttempts: options.maxAttempts ?? this.config.jobs.max_attempts })
-  }
-
-  /**
-   * Starts running the declared jobs in this process through the `queue` port (`serve` with
-   * the inline backend, `mediactl worker`), until `close`. Answers false, doing nothing, when
-   * no plugin declares jobs or no queue backend is enabled.
+   * Starts the jobs module in this process (`serve`, `mediactl worker`): the reconciler, and
+   * running the declared jobs as the queue port delivers them unless `consume` is false,
+   * until `close`. Answers false, doing nothing, when no plugin declares jobs or no queue
+   * backend is enabled; true once started (consuming or not).
    */
   async startJobs(options: StartJobsOptions = {}): Promise<boolean> {
-    if (this.consuming) throw new Error('jobs are already running in this process')
+    if (this.jobsStarted) throw new Error('jobs are already running in this process')
     if (this.closing) throw new Error('the kernel is closing')
-    if (!this.jobs.size || !this.services.ports.has('queue')) return false
+    if (!this.jobTypes.size || !this.services.ports.has('queue')) return false
     const { jobs } = this.config
-    const queue = this.services.ports.get('queue')
-    await queue.start(this.jobs.handlers(), {
-      concurrency: options.concurrency ?? jobConcurrency(jobs.concurrency),
-      timeLimitMs: jobs.time_limit * 1000,
-      backoffMs: jobs.backoff * 1000,
-    })
-    this.consuming = queue
-    this.log.info({ types: this.jobs.describe() }, 'running jobs')
+    const consume = options.consume ?? true
+    await this.jobs.start(
+      consume
+        ? {
+            concurrency: options.concurrency ?? jobConcurrency(jobs.concurrency),
+            timeLimitMs: jobs.time_limit * 1000,
+            backoffMs: jobs.backoff * 1000,
+          }
+        : undefined,
+    )
+    this.jobsStarted = true
+    if (consume) this.log.info({ types: this.jobTypes.describe() }, 'running jobs')
     return true
   }
 
@@ -310,15 +329,35 @@ export class Kernel {
       await new Promise<void>((resolve) => setImmediate(resolve))
     }
     // Before the plugins stop: handlers may still use what they provide, and the database.
-    if (this.consuming) {
-      const queue = this.consuming
-      this.consuming = undefined
-      await queue.stop({ graceMs: this.config.http.shutdown_timeout * 1000 })
+    const graceMs = this.config.http.shutdown_timeout * 1000
+    if (this.jobsStarted) {
+      this.jobsStarted = false
+      await this.jobs
+        .stop({ graceMs, mode: this.config.jobs.shutdown })
+        .catch((error: unknown) =>
+          this.log.error({ err: error }, 'jobs did not stop cleanly; their leases expire and they run again'),
+        )
     }
-    for (const stop of [...this.stoppers].reverse()) await stop()
+    // Each plugin in isolation, within its own time box: one failing or hanging does not keep the others or the process.
+    for (const { plugin, stop } of [...this.stoppers].reverse()) await stopPlugin(plugin, stop, graceMs, this.log)
     this.nonceCounter?.close()
     this.services.reader.close()
     await this.orm.close(true)
+  }
+}
+
+/** Runs a plugin's `onStop` within `ms`; a failure or a hang is logged, never thrown. */
+async function stopPlugin(plugin: string, stop: () => Promise<void> | void, ms: number, log: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)))
+  try {
+    const outcome = await Promise.race([Promise.resolve().then(stop), timedOut])
+    if (outcome === 'timeout')
+      log.error({ plugin, timeout_ms: ms }, 'plugin did not stop in time; shutting down without it')
+  } catch (error) {
+    log.error({ err: error, plugin }, 'plugin failed to stop; shutting down the others')
+  } finally {
+    clearTimeout(timer)
   }
 }
 

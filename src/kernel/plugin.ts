@@ -9,7 +9,8 @@ import type { LinkBuilder } from './http/links.js'
 import type { Router } from './http/router.js'
 import type { Logger } from './log.js'
 import type { KernelPorts, PortName } from './ports.js'
-import type { EnqueueOptions, JobHandler, JobRecord } from './ports/queue.port.js'
+import type { EnqueueOptions, JobHandler, JobRecord, JobTypeOptions } from './jobs/job.types.js'
+import type { Reconciler } from './jobs/jobs.js'
 import type { KernelServices } from './services.js'
 
 /** A seeding step: creates default rows when missing. Must be idempotent. */
@@ -46,13 +47,19 @@ export interface PluginContext<C = unknown> {
    * declaring one that another plugin declared stops the boot, naming both. Declaring jobs
    * needs a queue backend (`queue-inline` or `queue-bullmq`) among the enabled plugins.
    */
-  job(type: string, handler: JobHandler): void
+  job(type: string, handler: JobHandler, options?: JobTypeOptions): void
   /**
    * Queues a job of a declared type through the `queue` port (call at request or job time,
    * not during register); resolves once it is stored. `maxAttempts` defaults to
    * `jobs.max_attempts`. Throws for a type no enabled plugin declares.
    */
   enqueue(type: string, payload: Record<string, unknown>, options?: EnqueueOptions): Promise<JobRecord>
+  /**
+   * Declares a reconciler: at start and every `jobs.reconcile_interval`, in `serve` and in
+   * `mediactl worker`, it finds the plugin's work that should be scheduled and has no live job
+   * (a file waiting for an encoding), queues it and answers how many it queued (logged, counted).
+   */
+  reconcile(run: Reconciler): void
   /** Declares a seeding step, run by `mediactl seed` and `mediactl init`. */
   seed(seeder: Seeder): void
   /** Runs on shutdown, in reverse plugin order. */

@@ -59,7 +59,16 @@ describe('loadConfig defaults', () => {
     expect(config.auth).toEqual({ realm: 'mediactl', nonce_ttl: 300, secret: '' })
     expect(config.plugins.slice(0, 6)).toEqual(['root', 'platforms', 'identity', 'storage-fs', 'metadata', 'files'])
     expect(config.plugins).toContain('queue-inline')
-    expect(config.jobs).toEqual({ concurrency: 0, max_attempts: 3, backoff: 10, time_limit: 3600 })
+    expect(config.jobs).toEqual({
+      concurrency: 0,
+      max_attempts: 3,
+      backoff: 10,
+      time_limit: 3600,
+      lease: 30,
+      reconcile_interval: 60,
+      keep_finished: 604800,
+      shutdown: 'requeue',
+    })
     expect(config.api).toEqual({ timestamps: 'iso8601' })
     expect(config['storage-fs']).toEqual({ root: '' })
   })

@@ -8,18 +8,21 @@ import { table } from '../format.js'
 const ERROR_WIDTH = 60
 
 export default class JobsList extends BaseCommand<typeof JobsList> {
-  static override summary = 'List background jobs (encoding, ...), newest first.'
-  static override description = `Shows each job's state (waiting, running, succeeded, failed), attempts, progress, file and last error.
-Failed jobs can be queued again with "mediactl jobs retry <id>".`
+  static override summary = 'List background jobs (encoding, logo insertion), newest first.'
+  static override description = `Shows each job's file (slug), kind, state (waiting, running, succeeded, failed, cancelled), attempt n/m, progress, next try and last error.
+A waiting job with a next try is backing off after a failed or interrupted run. Failed and cancelled jobs can be queued
+again with "mediactl jobs retry <file-slug|job>"; live ones stopped with "mediactl jobs cancel <file-slug|job>".`
 
   static override examples = [
     '<%= config.bin %> jobs list',
     '<%= config.bin %> jobs list --state failed',
+    '<%= config.bin %> jobs list --file holiday-video',
     '<%= config.bin %> jobs list --limit 500 --json',
   ]
 
   static override flags = {
     state: Flags.string({ description: 'Only jobs in this state', options: [...JOB_STATES] }),
+    file: Flags.string({ description: 'Only the jobs of this file (its slug)' }),
     limit: Flags.integer({ description: 'Most jobs listed', default: 50, min: 1, max: 10000 }),
   }
 
@@ -27,6 +30,7 @@ Failed jobs can be queued again with "mediactl jobs retry <id>".`
     const jobs = await listJobs({
       ...this.configOptions(),
       state: this.flags.state as JobState | undefined,
+      file: this.flags.file,
       limit: this.flags.limit,
     })
     if (!jobs.length) {
@@ -34,14 +38,15 @@ Failed jobs can be queued again with "mediactl jobs retry <id>".`
     } else {
       this.log(
         table([
-          ['ID', 'TYPE', 'STATE', 'ATTEMPTS', 'PROGRESS', 'FILE', 'LAST ERROR'],
+          ['JOB', 'FILE', 'KIND', 'STATE', 'ATTEMPT', 'PROGRESS', 'NEXT TRY', 'LAST ERROR'],
           ...jobs.map((job) => [
             job.id,
+            job.file ?? '',
             job.type,
             job.state,
             `${job.attempts}/${job.max_attempts}`,
             `${Math.floor(job.progress)}%`,
-            job.file ?? '',
+            job.next_try && job.attempts > 0 ? job.next_try.replace(/\.\d+Z$/, 'Z') : '',
             shorten(job.last_error ?? ''),
           ]),
         ]),

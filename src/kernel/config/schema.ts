@@ -79,6 +79,17 @@ export const kernelConfigSchema = z
         backoff: z.number().positive(),
         /** Seconds one run may last; then its signal aborts and the run counts as failed. */
         time_limit: z.number().positive(),
+        /**
+         * Seconds a running job's lease lasts, renewed every third of it (the heartbeat). Past it,
+         * any process takes the job back: the longest a killed process's jobs wait.
+         */
+        lease: z.number().min(1).max(3600),
+        /** Seconds between two reconciliations: stranded runs taken back, unscheduled work queued, signals sent again. */
+        reconcile_interval: z.number().min(1).max(86400),
+        /** Seconds finished (succeeded, failed, cancelled) jobs stay listed; 0: forever. */
+        keep_finished: z.number().int().min(0),
+        /** On SIGTERM: `requeue` running jobs at once (aborted, run again later), or `wait` for them within http.shutdown_timeout. */
+        shutdown: z.enum(['requeue', 'wait']),
       })
       .strict(),
     /** How answers are written for clients. */

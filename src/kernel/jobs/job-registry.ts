@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os'
-import type { JobHandler } from '../ports/queue.port.js'
+import type { JobHandler, JobTypeOptions } from './job.types.js'
 
 /** A job type: lowercase words joined by `.`, `_`, `-` or `:` (for example `files.encode`), at most 128 characters. */
 const JOB_TYPE = /^[a-z0-9]+([._:-][a-z0-9]+)*$/
@@ -9,10 +9,10 @@ const JOB_TYPE = /^[a-z0-9]+([._:-][a-z0-9]+)*$/
  * owner: two plugins answering the same type would make which one runs depend on the process.
  */
 export class JobRegistry {
-  private readonly entries = new Map<string, { owner: string; handler: JobHandler }>()
+  private readonly entries = new Map<string, { owner: string; handler: JobHandler; options: JobTypeOptions }>()
 
   /** Declares `owner`'s handler of `type`; throws for a malformed type or one already declared. */
-  declare(owner: string, type: string, handler: JobHandler): void {
+  declare(owner: string, type: string, handler: JobHandler, options: JobTypeOptions = {}): void {
     if (type.length > 128 || !JOB_TYPE.test(type)) {
       throw new Error(
         `plugin "${owner}" declares job type "${type}": use lowercase words joined by ".", "_", "-" or ":" (at most 128 characters)`,
@@ -24,7 +24,7 @@ export class JobRegistry {
     if (existing) {
       throw new Error(`job type "${type}" is declared twice: by plugin "${existing.owner}" and by plugin "${owner}"`)
     }
-    this.entries.set(type, { owner, handler })
+    this.entries.set(type, { owner, handler, options })
   }
 
   /** Whether a plugin declared `type`. */
@@ -42,7 +42,12 @@ export class JobRegistry {
     return [...this.entries].map(([type, { owner }]) => `${type} (${owner})`).join(', ')
   }
 
-  /** The handlers, by type, as the queue port's `start` takes them. */
+  /** The options `type` was declared with (none for an unknown type). */
+  options(type: string): JobTypeOptions {
+    return this.entries.get(type)?.options ?? {}
+  }
+
+  /** The handlers, by type, as `Jobs.start` takes them. */
   handlers(): ReadonlyMap<string, JobHandler> {
     return new Map([...this.entries].map(([type, { handler }]) => [type, handler]))
   }

@@ -66,8 +66,8 @@ describe('encoding runs are idempotent: one set of renditions whatever ran befor
     const file = (await fileRow(app, slug))!
     const first = (await runFolders(app, file))[0]!
     await strayObjects(app, file, 'crashed00002')
-    const job = await app.kernel.enqueue(ENCODE_JOB, { fileId: file.id }, { key: `encode:${file.id}` })
-    const queue = app.kernel.services.ports.get('queue')
+    const job = await app.kernel.jobs.enqueue(ENCODE_JOB, { fileId: file.id }, { key: `encode:${file.id}` })
+    const queue = app.kernel.jobs
     for (let i = 0; i < 600 && (await queue.get(job.id))!.state !== 'succeeded'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }

@@ -24,9 +24,8 @@ const postPicture = (client: DigestClient, slug: string, data: Buffer, field = '
 
 /** Waits until the queue holds the file's encoding job in `state`; the job. */
 async function jobOf(app: TestApp, fileId: number, state: 'failed' | 'succeeded') {
-  const queue = app.kernel.services.ports.get('queue')
   for (let i = 0; i < 300; i++) {
-    const job = (await queue.list({ limit: 1000 })).find((j) => j.payload.fileId === fileId)
+    const job = (await app.kernel.jobs.list({ limit: 1000 })).find((j) => j.payload.fileId === fileId)
     if (job?.state === state) return job
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
@@ -86,7 +85,7 @@ describe('renditions count in quotas; custom snapshots', () => {
     // What `mediactl jobs retry` does, once the platform has room.
     const job = await jobOf(app, row.id, 'failed')
     expect((await app.client.put(`/platform/${platform}`, { form: { max_space: 0 } })).status).toBe(200)
-    await app.kernel.services.ports.get('queue').retry(job.id)
+    await app.kernel.jobs.retry(job.id)
     const samples = await waitForStatus(dave, slug, ['finished'])
     expect(samples.at(-1)!.status).toBe('finished')
     expect(await usedSpace(app, platform)).toBe((await fileRow(app, slug))!.storedBytes)

@@ -106,12 +106,12 @@ export async function countRows(app: TestApp, table: string): Promise<number> {
 
 /**
  * A file event as recorded: its name, the slugs it carried, and whether it came inside a
- * transaction (for `file.uploaded`: whether the row was still invisible to other readers).
+ * transaction (`file.uploaded` comes in the transaction that records the bytes: the outbox).
  */
 export interface SeenEvent {
   event: 'file.uploaded' | 'file.deleted'
   slugs: string[]
-  files: FileView[]
+  files: (FileView | { id: number; slug: string })[]
   inTransaction: boolean
 }
 
@@ -122,10 +122,8 @@ export function fileEventRecorder(): { plugin: PluginDefinition; events: SeenEve
     name: `file-events-${randomBytes(3).toString('hex')}`,
     dependsOn: ['files'],
     register(ctx) {
-      ctx.on('file.uploaded', async ({ file }) => {
-        // Announced once committed: anyone reading now sees the row.
-        const committed = (await fileQueries.fileBySlug(ctx.services.reader, file.slug)) !== undefined
-        events.push({ event: 'file.uploaded', slugs: [file.slug], files: [file], inTransaction: !committed })
+      ctx.on('file.uploaded', ({ em, file }) => {
+        events.push({ event: 'file.uploaded', slugs: [file.slug], files: [file], inTransaction: em.isInTransaction() })
       })
       ctx.on('file.deleted', ({ em, files }) => {
         events.push({

@@ -132,14 +132,10 @@ describe('uploads (POST /files, multipart)', () => {
     expect(await app.kernel.services.ports.get('storage').stat(row.storageKey)).toMatchObject({ size: data.length })
     expect(await usedSpace(app)).toBe(before + data.length)
     expect(events).toHaveLength(1)
-    expect(events[0]).toMatchObject({ event: 'file.uploaded', slugs: [row.slug], inTransaction: false })
-    expect(events[0]!.files[0]).toEqual({ ...row, createdAt: expect.any(Date) })
-    expect(events[0]!.files[0]).toMatchObject({
-      encodingStatus: 'pending',
-      type: 'other',
-      username: 'alice',
-      directoryId: null,
-    })
+    // In the transaction that records the file: its encoding is queued with it (the outbox).
+    expect(events[0]).toMatchObject({ event: 'file.uploaded', slugs: [row.slug], inTransaction: true })
+    expect(events[0]!.files[0]).toEqual({ id: row.id, slug: row.slug })
+    expect(row).toMatchObject({ encodingStatus: 'pending', type: 'other', username: 'alice', directoryId: null })
   })
 
   it('folder puts the file into one of the uploader’s directories; an unknown or foreign one is a 412', async () => {

@@ -1,10 +1,10 @@
 import { EntitySchema, JsonType } from '@mikro-orm/core'
-import type { JobState } from '../../src/kernel/index.js'
+import type { JobState } from './job.types.js'
 
 /**
- * A job of the inline queue. The queue reads and writes the table with knex (claiming needs
- * `update ... returning` and row locks the ORM does not express); the entity declares the
- * schema, so the migrations are checked against it like every other table.
+ * A job, whatever the transport. The kernel's jobs module reads and writes the table with knex
+ * (claiming needs `update ... returning` and row locks the ORM does not express); the entity
+ * declares the schema, so the migrations are checked against it like every other table.
  */
 export interface Job {
   id: number
@@ -21,6 +21,8 @@ export interface Job {
   lastError: string | null
   /** The dedupe key given to `enqueue`, kept for the record. */
   key: string | null
+  /** What the job works on, as operators name it (a file's slug). */
+  subject: string | null
   /**
    * The key while the job is live (waiting or running), null once it is finished. A unique
    * column: NULLs do not collide, so at most one live job per key, on SQLite and PostgreSQL
@@ -50,6 +52,7 @@ export const JobEntity = new EntitySchema<Job>({
     progress: { type: 'float' },
     lastError: { type: 'text', nullable: true },
     key: { type: 'string', length: 255, nullable: true },
+    subject: { type: 'string', length: 255, nullable: true },
     liveKey: { type: 'string', length: 255, nullable: true, unique: true },
     runAfter: { type: 'datetime' },
     leaseUntil: { type: 'datetime', nullable: true },
@@ -62,5 +65,7 @@ export const JobEntity = new EntitySchema<Job>({
     { properties: ['state', 'runAfter'] },
     // Taking back: the running jobs whose lease expired.
     { properties: ['state', 'leaseUntil'] },
+    // `jobs list --file`, `jobs retry <slug>`.
+    { properties: ['subject'] },
   ],
 })

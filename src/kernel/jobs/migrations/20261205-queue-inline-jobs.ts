@@ -1,4 +1,4 @@
-import { columns, defineMigration } from '../../../src/kernel/index.js'
+import { columns, defineMigration } from '../../db/migration.js'
 
 export default defineMigration({
   name: '20261205-queue-inline-jobs',
