@@ -84,7 +84,7 @@ function instance(config: () => string[]) {
       [
         'data_dir: ./data',
         `database: { url: '${database.url}' }`,
-        'jobs: { concurrency: 1, backoff: 1 }',
+        'jobs: { concurrency: 1, backoff: 1, lease: 5 }',
         `encoder-ffmpeg: ${JSON.stringify(FAST_ENCODER)}`,
         ...config(),
         '',
@@ -137,7 +137,7 @@ describe.skipIf(!REDIS_URL)('scale-out: serve and workers with queue-bullmq (MED
   const app = instance(() => [
     `redis_url: ${REDIS_URL}`,
     plugins('queue-bullmq'),
-    `queue-bullmq: { prefix: ${prefix}, poll_interval: 0.1, lease: 5, stalled_interval: 5 }`,
+    `queue-bullmq: { prefix: ${prefix}, stalled_interval: 5 }`,
   ])
   afterAll(async () => {
     const redis = new Redis(REDIS_URL!)
