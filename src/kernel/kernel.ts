@@ -338,6 +338,7 @@ export class Kernel {
           this.log.error({ err: error }, 'jobs did not stop cleanly; their leases expire and they run again'),
         )
     }
+    await this.jobs.flush(graceMs)
     // Each plugin in isolation, within its own time box: one failing or hanging does not keep the others or the process.
     for (const { plugin, stop } of [...this.stoppers].reverse()) await stopPlugin(plugin, stop, graceMs, this.log)
     this.nonceCounter?.close()

@@ -61,6 +61,8 @@ export class Jobs {
   private maintaining: Promise<void> | undefined
   private started = false
   private failing = false
+  /** Signals under way: a closing process lets them go out first (a CLI `jobs retry` ends at once). */
+  private readonly sending = new Set<Promise<void>>()
 
   constructor(
     private readonly knex: Knex,
@@ -157,13 +159,28 @@ export class Jobs {
   private signal(jobs: readonly JobSignal[]): void {
     const queue = this.queue()
     if (!queue || !jobs.length) return
-    queue.signal(jobs.map(({ id, type, runAfter }) => ({ id, type, runAfter }))).catch((error: unknown) => {
-      this.stats.signalFailures += 1
-      this.log.warn(
-        { err: error, jobs: jobs.map((job) => job.id) },
-        'consumers not told of jobs; the reconciler tells them again',
-      )
-    })
+    const sent = queue
+      .signal(jobs.map(({ id, type, runAfter }) => ({ id, type, runAfter })))
+      .catch((error: unknown) => {
+        this.stats.signalFailures += 1
+        this.log.warn(
+          { err: error, jobs: jobs.map((job) => job.id) },
+          'consumers not told of jobs; the reconciler tells them again',
+        )
+      })
+      .finally(() => this.sending.delete(sent))
+    this.sending.add(sent)
+  }
+
+  /** Waits (at most `ms`) for the signals under way, before the transport closes. */
+  async flush(ms: number): Promise<void> {
+    if (!this.sending.size) return
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([
+      Promise.all([...this.sending]),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+    ])
+    clearTimeout(timer)
   }
 
   /**
