@@ -96,7 +96,8 @@ export class EncodingRun {
 
   async execute(): Promise<void> {
     const { file, pc } = this
-    await setEncodingState(pc.em(), file.id, { status: 'running' })
+    // `running` was shown when the job was claimed, `finished` is shown when it succeeds
+    // (encoding-state.hook.ts): both in the job's own transactions.
     await this.removeLeftovers()
     const input = join(this.work, 'source')
     await copyToLocal(this.storage, file.storageKey, input, this.signal)
@@ -105,7 +106,7 @@ export class EncodingRun {
     if ('unreadable' in found) throw new MediaFailure(UNREADABLE)
     if (found.type === 'document' || found.type === 'other') {
       // Nothing to render: such files are finished as soon as they are known.
-      await setEncodingState(pc.em(), file.id, { status: 'finished', type: found.type })
+      await setEncodingState(pc.em(), file.id, { type: found.type })
       return
     }
     const mimeType = probedMimeType(file.mimeType, found.type, probe)
@@ -134,7 +135,6 @@ export class EncodingRun {
       (error: unknown) => pc.log.warn({ err: error, file: file.id }, 'earlier renditions not removed'),
     )
     await this.progress.settled()
-    await setEncodingState(pc.em(), file.id, { status: 'finished' })
   }
 
   /**
@@ -231,6 +231,7 @@ export class EncodingRun {
         this.pc.em(),
         this.file.id,
         planned.map(({ local: _local, folder: _folder, ...rendition }) => rendition),
+        (tx) => this.job.hold(tx),
       )
     } catch (error) {
       if (error instanceof HttpError && error.status === 404) throw new FileGone()

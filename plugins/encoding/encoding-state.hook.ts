@@ -6,10 +6,10 @@ import { setEncodingState } from '../files/index.js'
  * status poll, file info and `mediactl jobs list` agree at every moment): claimed → running;
  * waiting for a retry → waiting, with the attempt it waits for and when; failed (no attempt
  * left, or a failure retrying cannot mend) → failed with the reason; cancelled → failed,
- * saying so. Success is the handler's to show (`finished`, once the renditions are recorded).
- * `what` names the work in reasons ("encoding", "logo insertion").
+ * saying so; succeeded → finished (`finishes`: an encoding; a logo insertion hands over to the
+ * encoding it queued). `what` names the work in reasons ("encoding", "logo insertion").
  */
-export function encodingStateHook(what: string): JobTypeOptions {
+export function encodingStateHook(what: string, finishes: boolean): JobTypeOptions {
   return {
     async onState({ job, em }: JobTransition) {
       const fileId = Number(job.payload.fileId)
@@ -27,10 +27,11 @@ export function encodingStateHook(what: string): JobTypeOptions {
           })
         case 'failed':
           return setEncodingState(em, fileId, { status: 'failed', error: failureReason(what, job.lastError) })
+        case 'succeeded':
+          // An encoding that succeeded recorded its renditions; a logo insertion handed over to one.
+          return finishes ? setEncodingState(em, fileId, { status: 'finished' }) : undefined
         case 'cancelled':
           return setEncodingState(em, fileId, { status: 'failed', error: `the ${what} was cancelled by an operator` })
-        default:
-          return undefined
       }
     },
   }

@@ -46,8 +46,8 @@ export default definePlugin({
       workRoot,
       maxAttempts: ctx.kernelConfig.jobs.max_attempts,
     }
-    ctx.job(ENCODE_JOB, encodeJob(pipeline), encodingStateHook('encoding'))
-    ctx.job(INSERT_LOGO_JOB, insertLogoJob(pipeline), encodingStateHook('logo insertion'))
+    ctx.job(ENCODE_JOB, encodeJob(pipeline), encodingStateHook('encoding', true))
+    ctx.job(INSERT_LOGO_JOB, insertLogoJob(pipeline), encodingStateHook('logo insertion', false))
     /** Queues a file's encoding in `tx`, the transaction that stores its bytes (the outbox). */
     const queueEncoding = (tx: EntityManager, file: { id: number; slug: string }) =>
       ctx.enqueue(ENCODE_JOB, { fileId: file.id }, { key: `encode:${file.id}`, subject: file.slug, em: tx })

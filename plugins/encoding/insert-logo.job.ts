@@ -82,7 +82,7 @@ export function insertLogoJob(pc: PipelineContext): JobHandler {
       await progress.reach(INSERTED)
       job.signal.throwIfAborted()
       try {
-        await storeDerivedSource(pc.services, pc.em(), file, createReadStream(output))
+        await storeDerivedSource(pc.services, pc.em(), file, createReadStream(output), (tx) => job.hold(tx))
       } catch (error) {
         if (!(error instanceof HttpError)) throw error
         if (error.status === 404) throw new FileGone()

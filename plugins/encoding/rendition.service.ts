@@ -42,9 +42,15 @@ function create(tx: EntityManager, fileId: number, rendition: NewRendition): Ren
  * rows come, the file's stored bytes become the original plus the set (checked against the
  * quotas under the platform lock: 412 naming `renditions` when over; 404 when the file was
  * deleted meanwhile) and its status `success`. A crash before the commit leaves the previous
- * set whole; after it, the new one.
+ * set whole; after it, the new one. `hold` runs last in the transaction: it throws (and
+ * nothing is recorded) when the job recording the set no longer holds it (JobContext.hold).
  */
-export async function replaceRenditions(em: EntityManager, fileId: number, set: readonly NewRendition[]) {
+export async function replaceRenditions(
+  em: EntityManager,
+  fileId: number,
+  set: readonly NewRendition[],
+  hold: (tx: EntityManager) => Promise<void>,
+) {
   await transaction(em, async (tx) => {
     const existing = await tx.find(RenditionEntity, { file: fileId })
     const custom = existing.find(isCustom)
@@ -55,6 +61,7 @@ export async function replaceRenditions(em: EntityManager, fileId: number, set: 
     for (const rendition of set) create(tx, fileId, { ...rendition, selected: !custom?.selected && rendition.selected })
     await tx.flush()
     await setEncodingState(tx, fileId, { status: 'success' })
+    await hold(tx)
   })
 }
 

@@ -240,7 +240,8 @@ export async function createDerivedFile(
  * size, then announces `file.uploaded`, so it is encoded like any upload. The quotas are
  * checked like an upload's: the write stops once over the space left, and the commit locks
  * the platform row and checks both quotas exactly. 412 (naming `path`) when it does not
- * fit, 404 when the file was deleted meanwhile; either way nothing is kept. No guard is
+ * fit, 404 when the file was deleted meanwhile; either way nothing is kept. `hold` runs last
+ * in the recording transaction (see JobContext.hold). No guard is
  * needed: the file's row owns its prefix, and deleting it removes everything under it.
  */
 export async function storeDerivedSource(
@@ -248,6 +249,7 @@ export async function storeDerivedSource(
   em: EntityManager,
   file: FileView,
   source: Readable,
+  hold?: (tx: EntityManager) => Promise<void>,
 ): Promise<FileView> {
   const storage = services.ports.get('storage')
   const owner = { id: file.userId, platformId: file.platformId }
@@ -273,6 +275,8 @@ export async function storeDerivedSource(
         row.updatedAt = new Date()
         await tx.flush()
         await services.events.emit('file.uploaded', { em: tx, file: { id: row.id, slug: row.slug } })
+        // Last: the job making the bytes still holds its run (not cancelled meanwhile).
+        await hold?.(tx)
       }),
     )
   } catch (error) {

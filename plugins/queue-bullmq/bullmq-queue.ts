@@ -125,14 +125,16 @@ export class BullmqQueue implements QueuePort {
     if (!worker) return
     this.worker = undefined
     let timer: NodeJS.Timeout | undefined
-    const closed = worker.close()
+    // Pausing takes no new signal and resolves once the deliveries under way ended.
+    const drained = worker.pause().then(() => true)
     const inTime = await Promise.race([
-      closed.then(() => true),
+      drained,
       new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
     ])
     clearTimeout(timer)
-    // Deliveries that did not end (runs abandoned to their lease): their signals' locks expire.
-    if (!inTime) await worker.close(true).catch(() => undefined)
+    // The one close (BullMQ answers a second close with the first's promise): forced when
+    // deliveries did not end (runs abandoned to their lease: their signals' locks expire).
+    await worker.close(!inTime).catch(() => undefined)
     await worker.disconnect().catch(() => undefined)
   }
 

@@ -23,8 +23,8 @@ export interface JobView {
 
 export interface ListJobsOptions extends BootRequest {
   state?: JobState
-  /** Jobs of this file (its slug). */
-  file?: string
+  /** Jobs of this file (its slug; not `file`, which names the configuration file). */
+  slug?: string
   /** At most this many, newest first (default 50). */
   limit?: number
 }
@@ -67,7 +67,7 @@ async function withJobs<T>(options: BootRequest, work: (jobs: Jobs, kernel: Kern
 /** The jobs, newest first, optionally of one state or one file. */
 export function listJobs(options: ListJobsOptions): Promise<JobView[]> {
   return withJobs(options, async (jobs) =>
-    (await jobs.list({ state: options.state, subject: options.file, limit: options.limit ?? 50 })).map(jobView),
+    (await jobs.list({ state: options.state, subject: options.slug, limit: options.limit ?? 50 })).map(jobView),
   )
 }
 

@@ -9,9 +9,7 @@ const ERROR_WIDTH = 60
 
 export default class JobsList extends BaseCommand<typeof JobsList> {
   static override summary = 'List background jobs (encoding, logo insertion), newest first.'
-  static override description = `Shows each job's file (slug), kind, state (waiting, running, succeeded, failed, cancelled), attempt n/m, progress, next try and last error.
-A waiting job with a next try is backing off after a failed or interrupted run. Failed and cancelled jobs can be queued
-again with "mediactl jobs retry <file-slug|job>"; live ones stopped with "mediactl jobs cancel <file-slug|job>".`
+  static override description = `Shows each job's file (slug), kind, state (waiting, running, succeeded, failed, cancelled), attempt n/m, progress, next try and last error. A waiting job with a next try is backing off after a failed or interrupted run. Failed and cancelled jobs can be queued again with "mediactl jobs retry <file-slug|job>"; live ones stopped with "mediactl jobs cancel <file-slug|job>".`
 
   static override examples = [
     '<%= config.bin %> jobs list',
@@ -30,7 +28,7 @@ again with "mediactl jobs retry <file-slug|job>"; live ones stopped with "mediac
     const jobs = await listJobs({
       ...this.configOptions(),
       state: this.flags.state as JobState | undefined,
-      file: this.flags.file,
+      slug: this.flags.file,
       limit: this.flags.limit,
     })
     if (!jobs.length) {

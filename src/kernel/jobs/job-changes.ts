@@ -1,8 +1,12 @@
 import type { Knex } from '@mikro-orm/knex'
 import type { EntityManager } from '../db/orm.js'
+import type { Logger } from '../log.js'
 import { transaction } from '../db/transaction.js'
 import { JobQueueError, type JobStore, isUniqueViolation } from './job-store.js'
 import type { JobRecord, JobTypeOptions } from './job.types.js'
+
+/** How long a job whose state hook failed at its start waits before it is tried again. */
+const HOOK_RETRY_MS = 10_000
 
 /** Lease and key cleared: what every change out of `running` or into a final state writes. */
 const RELEASED = { lease_owner: null, lease_until: null }
@@ -19,6 +23,7 @@ export class JobChanges {
     private readonly typeOptions: (type: string) => JobTypeOptions,
     /** The lease a claim takes (`jobs.lease`). */
     private readonly leaseMs: number,
+    private readonly log: Logger,
   ) {}
 
   /** Runs `work` in a transaction, then the hooks of the jobs it changed, in it. */
@@ -34,9 +39,34 @@ export class JobChanges {
     })
   }
 
-  /** Claims up to `count` due jobs of `types` (or job `id` only) for `owner`: they run. */
-  claim(owner: string, types: readonly string[], count: number, id?: string): Promise<JobRecord[]> {
-    return this.change((db) => this.store.claim(db, owner, this.leaseMs, types, count, id))
+  /**
+   * Claims up to `count` due jobs of `types` (or job `id` only) for `owner`: they run. One
+   * transaction each: a job whose hook fails stays waiting (tried again a little later), it
+   * does not hold back the others.
+   */
+  async claim(owner: string, types: readonly string[], count: number, id?: string): Promise<JobRecord[]> {
+    const claimed: JobRecord[] = []
+    while (claimed.length < count) {
+      let picked: string | undefined
+      try {
+        const [job] = await this.change(async (db) => {
+          const rows = await this.store.claim(db, owner, this.leaseMs, types, 1, id)
+          picked = rows[0]?.id
+          return rows
+        })
+        if (!job) break
+        claimed.push(job)
+      } catch (error) {
+        if (picked === undefined) throw error
+        this.log.error(
+          { err: error, job: picked },
+          'a job could not start (its state hook failed); it is tried again later',
+        )
+        await this.store.delay(picked, HOOK_RETRY_MS)
+        if (id !== undefined) break
+      }
+    }
+    return claimed
   }
 
   succeed(id: string, owner: string): Promise<JobRecord | null> {
@@ -96,24 +126,37 @@ export class JobChanges {
    * again at once (the interrupted run counts), or failed when it was its last attempt (a job
    * that crashes its process must not crash processes forever).
    */
-  takeBack(id: string, why: string): Promise<JobRecord | null> {
+  takeBack(id: string, why: string, deadOwners: readonly string[] = []): Promise<JobRecord | null> {
     const lastError = `interrupted: ${why}`
+    // Still stranded when moved: a lease renewed since it was looked at stays with its owner.
+    const stranded = (q: Knex.QueryBuilder): void => {
+      void q.where((w) => {
+        void w.where('lease_until', '<', this.store.at(new Date()))
+        if (deadOwners.length) void w.orWhereIn('lease_owner', deadOwners as string[])
+      })
+    }
     return this.change(async (db) => {
       const failed = await this.store.move(
         db,
         id,
         ['running'],
         { state: 'failed', last_error: lastError, live_key: null, ...RELEASED },
-        { where: (q) => q.whereRaw('attempts >= max_attempts') },
+        {
+          where: (q) => {
+            stranded(q)
+            void q.whereRaw('attempts >= max_attempts')
+          },
+        },
       )
       return (
         failed ??
-        this.store.move(db, id, ['running'], {
-          state: 'waiting',
-          last_error: lastError,
-          run_after: this.store.at(new Date()),
-          ...RELEASED,
-        })
+        this.store.move(
+          db,
+          id,
+          ['running'],
+          { state: 'waiting', last_error: lastError, run_after: this.store.at(new Date()), ...RELEASED },
+          { where: stranded },
+        )
       )
     })
   }

@@ -1,3 +1,4 @@
+import type { Knex } from '@mikro-orm/knex'
 import type { Logger } from '../log.js'
 import type { JobSignal, JobTaker, TakeOutcome } from '../ports/queue.port.js'
 import { type JobStore, MAX_ERROR_LENGTH } from './job-store.js'
@@ -161,9 +162,19 @@ export class JobRunner implements JobTaker {
     this.running.clear()
   }
 
+  /** Aborts the run of job `id` in this process, if any (it was cancelled): nothing it does is recorded. */
+  lost(id: string, why: string): void {
+    const run = this.running.get(id)
+    if (run) this.abort(run, 'lost', new Error(why))
+  }
+
   /** Starts a claimed job's run; its outcome is recorded when the handler settles. */
   private start(job: JobRecord): Run {
     const handler = this.handlers.get(job.type)!
+    // This process took back its own run (its heartbeat failed past the lease): the old run
+    // must not go on beside the new one, nor record anything.
+    const earlier = this.running.get(job.id)
+    if (earlier) this.abort(earlier, 'lost', new Error('the job was taken back after its lease expired'))
     const run: Run = {
       job,
       controller: new AbortController(),
@@ -187,6 +198,12 @@ export class JobRunner implements JobTaker {
       attempt: job.attempts,
       maxAttempts: job.maxAttempts,
       signal: run.controller.signal,
+      hold: (em) =>
+        this.deps.store.held(
+          em.isInTransaction() ? em.getTransactionContext<Knex.Transaction>()! : em.getKnex(),
+          job.id,
+          this.deps.owner,
+        ),
       progress: (percent) => {
         this.report(run, percent)
         return Promise.resolve()
@@ -236,6 +253,8 @@ export class JobRunner implements JobTaker {
     const { changes, owner, log } = this.deps
     const { job } = run
     const fields = this.fields(run)
+    // A handler that ignored its time limit and then resolved did not succeed in time.
+    if (!failure && run.aborted === 'time-limit') failure = { error: run.controller.signal.reason }
     let after: JobRecord | null
     if (!failure) {
       after = await changes.succeed(job.id, owner)

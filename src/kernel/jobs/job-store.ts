@@ -185,6 +185,23 @@ export class JobStore {
     return rows[0] ? toRecord(rows[0]) : null
   }
 
+  /** Throws unless job `id` is running under `owner`; locks its row (PostgreSQL) until `db`'s transaction ends. */
+  async held(db: Knex | Knex.Transaction, id: string, owner: string): Promise<void> {
+    const lock = this.dialect === 'postgresql' ? ' for update' : ''
+    const rows = rowsOf(await db.raw(`select state, lease_owner from jobs where id = ?${lock}`, [Number(id)]))
+    const row = rows[0]
+    if (row?.state === 'running' && row.lease_owner === owner) return
+    const why = row?.state === 'cancelled' ? 'the job was cancelled' : 'the job is no longer this run’s'
+    throw new JobQueueError(`${why}: its result is not recorded`)
+  }
+
+  /** Pushes a waiting job's next try `ms` from now. */
+  async delay(id: string, ms: number): Promise<void> {
+    await this.table()
+      .where({ id: Number(id), state: 'waiting' })
+      .update({ run_after: this.at(new Date(Date.now() + ms)) })
+  }
+
   /** Raises a run's stored progress (never lowers it). */
   async progress(id: string, owner: string, value: number): Promise<void> {
     await this.table()

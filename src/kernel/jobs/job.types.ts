@@ -61,6 +61,14 @@ export interface JobContext {
    * (its lease expired): stop work, clean up, throw.
    */
   signal: AbortSignal
+  /**
+   * Throws unless this run still holds its job (not cancelled, not taken back by another
+   * process). Call it last in the transaction that settles what the job works on (records its
+   * result): on PostgreSQL it locks the job's row until the commit, on SQLite the transaction
+   * already holds the write lock, so a cancel or a take-back lands before it or after it, never
+   * in between, and a run that lost its job never records a result.
+   */
+  hold(em: EntityManager): Promise<void>
 }
 
 /**

@@ -74,7 +74,7 @@ export class Jobs {
     private readonly log: Logger,
   ) {
     this.store = new JobStore(knex, dialect)
-    this.changes = new JobChanges(this.store, em, (type) => registry.options(type), settings.leaseMs)
+    this.changes = new JobChanges(this.store, em, (type) => registry.options(type), settings.leaseMs, log)
   }
 
   /** Declares a plugin's reconciler (run at start and every `jobs.reconcile_interval`). */
@@ -151,8 +151,11 @@ export class Jobs {
   }
 
   /** Cancels a waiting or running job (a run in flight stops at its next heartbeat). */
-  cancel(id: string): Promise<JobRecord | null> {
-    return this.changes.cancel(id)
+  async cancel(id: string): Promise<JobRecord | null> {
+    const job = await this.changes.cancel(id)
+    // A run in this process stops now; one elsewhere at its next heartbeat.
+    if (job) this.runner?.lost(job.id, 'the job was cancelled')
+    return job
   }
 
   /** Tells the transport's consumers; a failure is logged and mended by the reconciler. */
@@ -245,7 +248,8 @@ export class Jobs {
   private async maintainNow(): Promise<void> {
     try {
       const now = Date.now()
-      const full = now >= this.nextReconcile
+      // Half a tick of slack: a tick landing just before the due time does not wait a whole interval more.
+      const full = now >= this.nextReconcile - REAP_EVERY_MS / 2
       await this.takeBackStranded(full)
       if (full) {
         this.nextReconcile = now + this.settings.reconcileMs
@@ -265,7 +269,7 @@ export class Jobs {
     const ids = await this.store.stranded(new Date(), dead)
     const back: JobRecord[] = []
     for (const id of ids) {
-      const job = await this.changes.takeBack(id, 'the process running it stopped (its lease was not renewed)')
+      const job = await this.changes.takeBack(id, 'the process running it stopped (its lease was not renewed)', dead)
       if (!job) continue
       this.stats.takenBack += 1
       this.log.warn({ job: job.id, type: job.type, subject: job.subject, state: job.state }, 'took back a stranded job')
