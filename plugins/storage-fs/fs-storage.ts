@@ -66,6 +66,11 @@ export class FsStorage implements StoragePort {
     }
   }
 
+  /** Removes temporary files a crash left (older than a day); resolves with how many. */
+  sweep(now = Date.now()): Promise<number> {
+    return sweepTempDir(this.tempDir, now)
+  }
+
   async write(key: string, body: Readable, options: WriteOptions = {}): Promise<{ size: number }> {
     const target = this.pathOf(key)
     const counter = new ByteCounter(options.maxBytes)

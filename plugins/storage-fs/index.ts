@@ -30,6 +30,10 @@ export default definePlugin({
     const storage = new FsStorage(resolve(ctx.kernelConfig.data_dir, ctx.config.root || 'storage'))
     const { swept } = await storage.open()
     if (swept) ctx.log.info({ root: storage.root, swept }, 'removed temporary files left by an interrupted write')
+    // A long-running server sweeps too (a killed upload's partial write), not only at its next start.
+    ctx.on('maintenance.purge', async ({ now, report }) => {
+      report['temporary files of interrupted writes'] = await storage.sweep(now.getTime())
+    })
     ctx.provide('storage', storage)
     ctx.provide('resumableUploads', await FsResumableUploads.open(storage))
   },

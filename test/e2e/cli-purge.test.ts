@@ -1,3 +1,5 @@
+import { existsSync, utimesSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootKernel } from '../../src/app/boot.js'
@@ -33,6 +35,11 @@ beforeAll(async () => {
       .insert({ target: 'files/00000000000000000000abcd/', not_before: new Date(0), created_at: new Date(0) })
       .into('storage_trash')
   })
+  // And its partial write, two days old (a younger one may belong to a write in flight).
+  const part = join(dir, 'data', 'storage', '~tmp', 'killed.part')
+  writeFileSync(part, 'partial')
+  const old = new Date(Date.now() - 2 * 24 * 3600 * 1000)
+  utimesSync(part, old, old)
 })
 
 afterAll(() => removeDir(dir))
@@ -44,18 +51,21 @@ describe('mediactl purge', () => {
         'pending uploads': 0,
         'expired resumable uploads': 0,
         'stored objects of deleted files': 1,
+        // Swept already as the command's storage opened (at every start, as in a serving process's purge).
+        'temporary files of interrupted writes': 0,
         'expired recorder codes': 0,
         'expired player view sessions': 0,
       },
     })
     expect(await withKernel((kernel) => kernel.services.ports.get('storage').stat(KEY))).toBeNull()
+    expect(existsSync(join(dir, 'data', 'storage', '~tmp', 'killed.part'))).toBe(false)
   })
 
   it('finds nothing the second time; the text output lists each count', async () => {
     const result = await cli(['purge'], opts())
     expect(result.code).toBe(0)
     expect(result.stdout).toBe(
-      'Removed:\n  pending uploads: 0\n  expired resumable uploads: 0\n  stored objects of deleted files: 0\n  expired recorder codes: 0\n  expired player view sessions: 0\n',
+      'Removed:\n  temporary files of interrupted writes: 0\n  pending uploads: 0\n  expired resumable uploads: 0\n  stored objects of deleted files: 0\n  expired recorder codes: 0\n  expired player view sessions: 0\n',
     )
   })
 })

@@ -521,3 +521,60 @@ describe('an operator cancels waiting jobs', () => {
     }
   }, 90_000)
 })
+
+describe('an operator cancels running jobs', () => {
+  let app: TestApp
+
+  beforeAll(async () => {
+    // A lease of 3 s: another process's cancel is seen at the next heartbeat, within a second.
+    app = await startEncodingApp({ config: { jobs: { concurrency: 1, max_attempts: 3, lease: 3, time_limit: 600 } } })
+  })
+  afterAll(async () => app?.close())
+
+  /** Uploads a video, waits until its encoding runs; answers its slug and job. */
+  async function running(client: DigestClient, name: string): Promise<{ slug: string; job: JobRecord }> {
+    const slug = await uploadMedia(client, await makeMedia('video', { seconds: 12, size: '640x360' }), name)
+    const job = await jobWhen(app, slug, (j) => j.state === 'running', `the encoding of ${name} to run`)
+    return { slug, job }
+  }
+
+  /** The run ended without recording anything: failed "cancelled", no rendition rows or objects, the job cancelled. */
+  async function endsCancelled(client: DigestClient, slug: string, job: JobRecord): Promise<void> {
+    const row = (await fileRow(app, slug))!
+    await waitFor(
+      async () =>
+        (await storedKeys(app)).filter((key) => key.startsWith(`${row.storagePrefix}renditions/`)).length === 0,
+      { timeout: 60_000, message: 'the cancelled run to remove what it stored' },
+    )
+    const end = await seen(app, client, slug)
+    expect(end.job).toMatchObject({ id: job.id, state: 'cancelled' })
+    expect(end.sample).toMatchObject({ status: 'failed', retry: null })
+    expect(end.error).toBe(CANCELLED)
+    expect(await renditionRows(app, row.id)).toEqual([])
+  }
+
+  it('in this process: the run stops at once, records nothing; the file stays failed; retry finishes it', async () => {
+    const gail = await app.createUser({ username: 'gail' })
+    const { slug, job } = await running(gail, 'stop-now.mp4')
+    const samples = watch(gail, slug)
+    expect(await app.kernel.jobs.cancel(job.id)).toMatchObject({ state: 'cancelled' })
+    await endsCancelled(gail, slug, job)
+    // Once failed "cancelled", the file never showed anything else (no late success or finished).
+    const all = await samples.stop()
+    const after = all.slice(all.findIndex((s) => s.status === 'failed'))
+    expect(new Set(after.map((s) => s.status))).toEqual(new Set(['failed']))
+
+    expect(await app.kernel.jobs.retry(job.id)).toMatchObject({ state: 'waiting', attempts: 0 })
+    await waitForStatus(gail, slug, ['finished'])
+    await jobWhen(app, slug, (j) => j.state === 'succeeded', 'the retried job to succeed')
+    await expectOneSet(app, slug)
+  }, 120_000)
+
+  it('from another process (the row alone): the run stops at its heartbeat and its result is refused', async () => {
+    const hugo = await app.createUser({ username: 'hugo' })
+    const { slug, job } = await running(hugo, 'stop-there.mp4')
+    // What `mediactl jobs cancel` does from another process: the row changes, this process is not told.
+    expect(await app.kernel.jobs.changes.cancel(job.id)).toMatchObject({ state: 'cancelled' })
+    await endsCancelled(hugo, slug, job)
+  }, 120_000)
+})

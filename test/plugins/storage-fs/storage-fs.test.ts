@@ -72,6 +72,25 @@ describe('storage-fs plugin', () => {
     expect(readdirSync(temp)).toEqual(['young.part'])
   })
 
+  it('removes them again at each purge of a running server (maintenance.purge), keeping younger ones', async () => {
+    const kernel = await bootOn(dir)
+    try {
+      await kernel.migrator.up()
+      const temp = join(dir, 'storage', TEMP_DIR)
+      writeFileSync(join(temp, 'killed.part'), 'upload cut by a kill -9')
+      writeFileSync(join(temp, 'young.part'), 'write in flight')
+      // Two days on, as the purge sees it: the first file is stale, the second was written then.
+      const inTwoDays = new Date(Date.now() + 2 * 24 * 60 * 60 * 1000)
+      utimesSync(join(temp, 'young.part'), inTwoDays, inTwoDays)
+      const report: Record<string, number> = {}
+      await kernel.services.events.emit('maintenance.purge', { now: inTwoDays, report })
+      expect(report['temporary files of interrupted writes']).toBe(1)
+      expect(readdirSync(temp)).toEqual(['young.part'])
+    } finally {
+      await kernel.close()
+    }
+  })
+
   it('is refused next to storage-s3: one storage backend only', async () => {
     await expect(
       storageOf({
