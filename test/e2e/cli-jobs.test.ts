@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootKernel } from '../../src/app/boot.js'
 import { type Kernel, createLogger } from '../../src/kernel/index.js'
 import { cli, cliJson, removeDir, tempDir } from './harness.js'
+import type { JobView } from '../../src/app/jobs.js'
 
 /**
  * `mediactl jobs list`, `jobs retry` and `jobs cancel`, on an instance whose `jobs` table
@@ -37,22 +38,8 @@ interface Seeded {
 }
 let ids: Seeded
 
-/** A job as `mediactl jobs ... --json` prints it (src/app/jobs.ts, JobView). */
-interface JobJson {
-  id: string
-  type: string
-  state: string
-  file: string | null
-  attempts: number
-  max_attempts: number
-  progress: number
-  last_error: string | null
-  next_try: string | null
-  key: string | null
-  payload: Record<string, unknown>
-  created_at: string
-  updated_at: string
-}
+/** A job as `mediactl jobs ... --json` prints it. */
+type JobJson = JobView
 const JOB_KEYS = [
   'attempts',
   'created_at',

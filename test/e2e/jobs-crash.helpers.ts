@@ -13,6 +13,7 @@ import { waitFor } from '../helpers/wait.js'
 import { parseXml, text } from '../helpers/xml.js'
 import { fileRequest } from '../plugins/files/files.helpers.js'
 import { type Running, type Server, cli, cliJson, removeDir, serve, start, tempDir } from './harness.js'
+import type { JobView } from '../../src/app/jobs.js'
 
 export const REDIS_URL = process.env.MEDIACTL_TEST_REDIS_URL
 
@@ -52,20 +53,8 @@ export const VIDEO_RENDITIONS = [
 /** The encoding status codes of `files.encoding_status`. */
 export const STATUS_CODES = ['pending', 'waiting', 'running', 'success', 'failed', 'finished']
 
-/** A job as `mediactl jobs list --json` shows it. */
-export interface JobJson {
-  id: string
-  type: string
-  state: string
-  file: string | null
-  attempts: number
-  max_attempts: number
-  progress: number
-  last_error: string | null
-  next_try: string | null
-  key: string | null
-  payload: Record<string, unknown>
-}
+/** A job as `mediactl jobs ... --json` prints it. */
+export type JobJson = JobView
 
 export interface FileRow {
   id: number
