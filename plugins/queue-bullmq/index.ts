@@ -29,6 +29,7 @@ export default definePlugin({
       stalledIntervalMs: ctx.config.stalled_interval * 1000,
     })
     ctx.provide('queue', queue)
+    ctx.ready('redis (queue-bullmq)', () => queue.check())
     ctx.onStop(() => queue.close())
   },
 })

@@ -33,6 +33,7 @@ export default definePlugin({
     const locks = new RedisLocks(redis, subscriber, ctx.config.prefix)
     locks.open((error) => ctx.log.warn({ err: error.message }, 'redis lock channel not subscribed'))
     ctx.provide('locks', locks)
+    ctx.ready('redis (state-redis)', () => redis.ping())
     ctx.onStop(async () => {
       await subscriber.quit()
       await redis.quit()

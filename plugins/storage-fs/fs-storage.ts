@@ -66,6 +66,12 @@ export class FsStorage implements StoragePort {
     }
   }
 
+  /** Resolves while the root and its temporary folder can be written (readiness). */
+  async writable(): Promise<void> {
+    await access(this.tempDir, constants.W_OK)
+    await access(this.root, constants.W_OK)
+  }
+
   /** Removes temporary files a crash left (older than a day); resolves with how many. */
   sweep(now = Date.now()): Promise<number> {
     return sweepTempDir(this.tempDir, now)

@@ -34,6 +34,7 @@ export default definePlugin({
     ctx.on('maintenance.purge', async ({ now, report }) => {
       report['temporary files of interrupted writes'] = await storage.sweep(now.getTime())
     })
+    ctx.ready('storage (storage-fs)', () => storage.writable())
     ctx.provide('storage', storage)
     ctx.provide('resumableUploads', await FsResumableUploads.open(storage))
   },

@@ -19,6 +19,8 @@ import { JOBS_MIGRATIONS } from './jobs/migrations/index.js'
 import { MemoryNonceCounter } from './http/nonce-counter.memory.js'
 import { RouteTable } from './http/router.js'
 import { readSecret } from './instance.js'
+import { probeRoutes } from './http/probes.routes.js'
+import { Readiness } from './readiness.js'
 import { type Logger, createLogger } from './log.js'
 import {
   type PluginCatalog,
@@ -67,6 +69,8 @@ export class Kernel {
   readonly jobTypes = new JobRegistry()
   /** The jobs: queued, run, listed, retried and cancelled through here. */
   readonly jobs: Jobs
+  /** The dependencies `GET /ready` checks: the database, and what plugins declare (`ctx.ready`). */
+  readonly readiness = new Readiness()
   private readonly seeders: { plugin: string; run: Seeder }[] = []
   private readonly stoppers: { plugin: string; stop: () => Promise<void> | void }[] = []
   private readonly starters: { plugin: string; start: () => Promise<void> | void }[] = []
@@ -98,6 +102,9 @@ export class Kernel {
       },
       services.log.child({ module: 'jobs' }),
     )
+    const knex = knexOf(services.orm)
+    this.readiness.add('database', () => knex.raw('select 1'))
+    probeRoutes(this.routes.forPlugin('kernel'), this.readiness, () => this.closing)
   }
 
   get config(): Config {
@@ -187,6 +194,7 @@ export class Kernel {
       job: (type, handler, options) => this.jobTypes.declare(name, type, handler, options),
       enqueue: (type, payload, options) => this.jobs.enqueue(type, payload, options),
       reconcile: (run) => this.jobs.reconcile(name, run),
+      ready: (dependency, check) => this.readiness.add(dependency, check),
       on: (event, handler) => services.events.on(name, event, handler),
       emit: (event, payload) => services.events.emit(event, payload),
       seed: (run) => this.seeders.push({ plugin: name, run }),

@@ -60,6 +60,12 @@ export interface PluginContext<C = unknown> {
    * (a file waiting for an encoding), queues it and answers how many it queued (logged, counted).
    */
   reconcile(run: Reconciler): void
+  /**
+   * Declares a dependency `GET /ready` checks (Redis, the storage): `check` resolves while it
+   * answers, throws (or hangs past 2 s) when not. Called at every readiness probe (at most
+   * once a second): keep it one cheap round trip.
+   */
+  ready(dependency: string, check: () => Promise<unknown>): void
   /** Declares a seeding step, run by `mediactl seed` and `mediactl init`. */
   seed(seeder: Seeder): void
   /** Runs on shutdown, in reverse plugin order. */

@@ -308,6 +308,27 @@ const ROWS: Row[] = [
   },
   {
     method: 'GET',
+    route: '/health',
+    withRight: { profile: [] },
+    without: { profile: [] },
+    setup: async () => ({ path: '/health', check: (res) => expect(JSON.parse(res.body)).toEqual({ status: 'ok' }) }),
+    expect: { admin: 200, platformAdmin: 200, withRight: 200, without: 200, otherTenant: 200, inactive: 200 },
+    anonymous: 200,
+  },
+  {
+    method: 'GET',
+    route: '/ready',
+    withRight: { profile: [] },
+    without: { profile: [] },
+    setup: async () => ({
+      path: '/ready',
+      check: (res) => expect(JSON.parse(res.body)).toMatchObject({ status: 'ready' }),
+    }),
+    expect: { admin: 200, platformAdmin: 200, withRight: 200, without: 200, otherTenant: 200, inactive: 200 },
+    anonymous: 200,
+  },
+  {
+    method: 'GET',
     route: '/authentication/public_key',
     withRight: { profile: [] },
     without: { profile: [] },

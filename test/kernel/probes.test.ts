@@ -1,0 +1,132 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../../src/kernel/index.js'
+import { type TestApp, startApp } from '../helpers/app.js'
+import { waitFor } from '../helpers/wait.js'
+
+/** The probes: `GET /health` (liveness) and `GET /ready` (readiness of every dependency). */
+
+interface Probe {
+  status: number
+  headers: Headers
+  body: { status: string; checks?: Record<string, string> }
+}
+
+async function probe(app: TestApp, path: string, headers: Record<string, string> = {}): Promise<Probe> {
+  const res = await fetch(`${app.url}${path}`, { headers })
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Probe['body'] }
+}
+
+/** A free port of 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** A redis-server of this test's own, on `port` (the shared one is never stopped). */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    'redis-server',
+    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  )
+  await waitFor(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const socket = createServer().listen(port, '127.0.0.1')
+        socket.once('listening', () => socket.close(() => resolve(false)))
+        socket.once('error', () => resolve(true))
+      }),
+    { timeout: 10_000, message: `redis-server on port ${port}` },
+  )
+  return child
+}
+
+function stopRedis(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve())
+    child.kill('SIGKILL')
+  })
+}
+
+describe('GET /health and GET /ready', () => {
+  let app: TestApp
+
+  beforeAll(async () => {
+    app = await startApp()
+  })
+  afterAll(async () => app?.close())
+
+  it('/health answers 200 without credentials, and with wrong ones', async () => {
+    expect(await probe(app, '/health')).toMatchObject({ status: 200, body: { status: 'ok' } })
+    const wrong = await probe(app, '/health', { Authorization: 'Digest username="nobody"' })
+    expect(wrong).toMatchObject({ status: 200, body: { status: 'ok' } })
+  })
+
+  it('/ready answers 200 naming each dependency checked: the database and the storage', async () => {
+    const ready = await probe(app, '/ready')
+    expect(ready.status).toBe(200)
+    expect(ready.body).toEqual({ status: 'ready', checks: { database: 'ok', 'storage (storage-fs)': 'ok' } })
+    expect(ready.headers.get('content-type')).toMatch(/^application\/json/)
+  })
+
+  it('a method other than GET is refused (404 or 405), never a 5xx', async () => {
+    const res = await fetch(`${app.url}/ready`, { method: 'POST' })
+    expect(res.status).toBeGreaterThanOrEqual(400)
+    expect(res.status).toBeLessThan(500)
+  })
+})
+
+describe('GET /ready with a Redis the test stops and starts again', () => {
+  let app: TestApp | undefined
+  let redis: ChildProcess | undefined
+  let port: number
+
+  beforeAll(async () => {
+    port = await freePort()
+    redis = await startRedis(port)
+    const plugins = loadConfig({ env: {}, cwd: '/' }).config.plugins
+    app = await startApp({ config: { redis_url: `redis://127.0.0.1:${port}`, plugins: [...plugins, 'state-redis'] } })
+  }, 60_000)
+  afterAll(async () => {
+    await app?.close()
+    await stopRedis(redis)
+  })
+
+  it('200 while Redis answers; 503 with Retry-After naming it (no address) once it stops; 200 once it is back', async () => {
+    expect(await probe(app!, '/ready')).toMatchObject({
+      status: 200,
+      body: { status: 'ready', checks: { 'redis (state-redis)': 'ok', database: 'ok' } },
+    })
+
+    await stopRedis(redis)
+    let down: Probe | undefined
+    await waitFor(async () => (down = await probe(app!, '/ready')).status === 503, {
+      timeout: 15_000,
+      message: '/ready to answer 503',
+    })
+    expect(down!.headers.get('retry-after')).toBe('5')
+    expect(down!.body.status).toBe('unavailable')
+    expect(down!.body.checks!['redis (state-redis)']).toMatch(/^(timed out|failing)/)
+    expect(down!.body.checks!.database).toBe('ok')
+    expect(JSON.stringify(down!.body)).not.toContain(String(port))
+    // Liveness does not look at dependencies.
+    expect((await probe(app!, '/health')).status).toBe(200)
+
+    redis = await startRedis(port)
+    await waitFor(async () => (await probe(app!, '/ready')).status === 200, {
+      timeout: 30_000,
+      message: '/ready to answer 200 again',
+    })
+  }, 90_000)
+})
