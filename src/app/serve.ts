@@ -43,6 +43,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
       await kernel.migrator.up((m) => kernel.log.info({ migration: m.name }, 'migrating'))
     }
     const listening = await kernel.listen(options.port, options.host)
+    await kernel.serveMetrics()
     const { ports } = kernel.services
     // The reconciler runs in every serving process; the jobs themselves only where the transport says so.
     const consume = ports.has('queue') && ports.get('queue').consumesInServe

@@ -41,6 +41,7 @@ export async function work(options: WorkOptions): Promise<Working> {
     }
     if (!kernel.jobTypes.size) throw new Error('no enabled plugin declares jobs: there is nothing to run')
     const concurrency = options.concurrency ?? jobConcurrency(kernel.config.jobs.concurrency)
+    await kernel.serveMetrics()
     await kernel.startJobs({ concurrency })
     return {
       kernel,

@@ -21,6 +21,8 @@ import { RouteTable } from './http/router.js'
 import { readSecret } from './instance.js'
 import { probeRoutes } from './http/probes.routes.js'
 import { Readiness } from './readiness.js'
+import { Metrics } from './metrics/metrics.js'
+import { listenMetrics } from './metrics/metrics-server.js'
 import { type Logger, createLogger } from './log.js'
 import {
   type PluginCatalog,
@@ -76,6 +78,8 @@ export class Kernel {
   private readonly starters: { plugin: string; start: () => Promise<void> | void }[] = []
   private readonly hostResolvers: ((host: string) => Promise<string | null>)[] = []
   private server: Server | undefined
+  /** The metrics and their listener, once `serveMetrics` started them. */
+  private metrics: { metrics: Metrics; server: Server } | undefined
   private closing = false
   private nonceCounter: MemoryNonceCounter | undefined
   /** Whether `startJobs` started the jobs module in this process. */
@@ -282,6 +286,7 @@ export class Kernel {
       authenticate,
       challenge,
       isClosing: () => this.closing,
+      observe: (request) => this.metrics?.metrics.observe(request),
       hostPrefix: async (host) => {
         for (const resolve of this.hostResolvers) {
           const prefix = await resolve(host)
@@ -290,6 +295,28 @@ export class Kernel {
         return null
       },
     })
+  }
+
+  /**
+   * Starts the metrics listener when `metrics.port` is set (`serve` and `mediactl worker`);
+   * answers its URL, or null when metrics are off. Closed by `close`.
+   */
+  async serveMetrics(): Promise<string | null> {
+    const { port, host } = this.config.metrics
+    if (!port || this.metrics) return null
+    const metrics = new Metrics(this.jobs)
+    try {
+      const { server, url } = await listenMetrics(metrics, port, host)
+      this.metrics = { metrics, server }
+      this.log.info({ url }, 'metrics served')
+      return url
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      throw new Error(
+        `cannot serve metrics on ${host}:${port} (${code ?? (error as Error).message}): choose another metrics.port (MEDIACTL_METRICS__PORT), or 0 for no metrics`,
+        { cause: error },
+      )
+    }
   }
 
   /** Starts the HTTP server. */
@@ -349,6 +376,14 @@ export class Kernel {
     await this.jobs.flush(graceMs)
     // Each plugin in isolation, within its own time box: one failing or hanging does not keep the others or the process.
     for (const { plugin, stop } of [...this.stoppers].reverse()) await stopPlugin(plugin, stop, graceMs, this.log)
+    const metricsServer = this.metrics?.server
+    this.metrics = undefined
+    if (metricsServer) {
+      const closed = new Promise<void>((resolve) => metricsServer.close(() => resolve()))
+      // Scrapers keep their connection open: nothing of theirs is worth waiting for.
+      metricsServer.closeAllConnections()
+      await closed
+    }
     this.nonceCounter?.close()
     this.services.reader.close()
     await this.orm.close(true)

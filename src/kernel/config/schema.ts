@@ -15,6 +15,15 @@ export const kernelConfigSchema = z
     base_url: z.union([z.literal(''), z.string().url()]),
     /** Minimum level written to the log. */
     log_level: logLevel,
+    /** Prometheus metrics, on a listener of their own (never the API's). */
+    metrics: z
+      .object({
+        /** Port of the metrics listener (`GET /metrics`); 0: no metrics. */
+        port: z.number().int().min(0).max(65535),
+        /** Address the metrics listener binds: keep it private (127.0.0.1 by default). */
+        host: z.string().min(1),
+      })
+      .strict(),
     http: z
       .object({
         /** Interface to listen on. */

@@ -112,6 +112,8 @@ function requestIdOf(req: IncomingMessage): string {
 export interface HttpAppOptions {
   services: KernelServices
   routes: RouteTable
+  /** Called once per request, when its connection is done with it (metrics). */
+  observe?(request: RequestObservation): void
   /** Authenticates a request (Digest + the credentials port). */
   authenticate(req: IncomingMessage): Promise<Principal>
   /** True once shutdown has begun: answers then close their connection instead of keeping it alive. */
@@ -132,6 +134,17 @@ const KEPT_HEADERS = new Set(['x-api-version', 'x-request-id'])
 interface RequestState {
   id: string
   user?: string
+  /** The matched route's pattern (`/file/:file`), for metrics: never the raw path. */
+  route?: string
+}
+
+/** One request as metrics count it. */
+export interface RequestObservation {
+  method: string
+  /** The route pattern, or `unmatched`. */
+  route: string
+  status: number
+  seconds: number
 }
 
 /** What page routes produce (RouteOptions.produces): their errors are pages too. */
@@ -204,6 +217,7 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
           ? fullPath.slice(prefix.length) || '/'
           : fullPath
       const match = routes.match(req.method ?? 'GET', path)
+      state.route = match?.route.path
       produces = match?.route.options.produces
       embeddable = match?.route.options.embeddable ?? false
       if (!acceptsXml(req.headers.accept) && !(produces && accepts(req.headers.accept, produces))) {
@@ -274,12 +288,15 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
     res.setHeader('X-Request-Id', state.id)
     if (options.isClosing?.()) res.shouldKeepAlive = false
     res.on('close', () => {
+      const status = res.writableFinished ? res.statusCode : 499
+      const ms = performance.now() - started
+      options.observe?.({ method: req.method ?? 'GET', route: state.route ?? 'unmatched', status, seconds: ms / 1000 })
       log.info(
         {
           method: req.method,
           path: loggedTarget(req.url),
-          status: res.writableFinished ? res.statusCode : 499,
-          ms: Math.round((performance.now() - started) * 10) / 10,
+          status,
+          ms: Math.round(ms * 10) / 10,
           user: state.user ?? null,
           id: state.id,
         },

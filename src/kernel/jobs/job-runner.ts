@@ -25,6 +25,8 @@ type AbortCause = 'stop' | 'time-limit' | 'lost'
 /** One run of a job in this process. */
 interface Run {
   job: JobRecord
+  /** performance.now() when it started. */
+  started: number
   controller: AbortController
   /** Settles once the handler settled and the outcome is recorded. */
   done: Promise<void>
@@ -51,6 +53,8 @@ export interface RunnerDeps {
   leaseMs: number
   /** Tells consumers of jobs put back or retried (the transport's signal, errors logged). */
   signal(jobs: readonly JobSignal[]): void
+  /** A run ended: its type, outcome and duration (metrics). */
+  ended(type: string, outcome: string, seconds: number): void
 }
 
 /**
@@ -177,6 +181,7 @@ export class JobRunner implements JobTaker {
     if (earlier) this.abort(earlier, 'lost', new Error('the job was taken back after its lease expired'))
     const run: Run = {
       job,
+      started: performance.now(),
       controller: new AbortController(),
       done: Promise.resolve(),
       progress: 0,
@@ -249,7 +254,10 @@ export class JobRunner implements JobTaker {
     run.finished = true
     clearTimeout(run.progressTimer)
     await run.write
-    if (run.abandoned || run.aborted === 'lost') return
+    if (run.abandoned || run.aborted === 'lost') {
+      this.deps.ended(run.job.type, 'lost', (performance.now() - run.started) / 1000)
+      return
+    }
     const { changes, owner, log } = this.deps
     const { job } = run
     const fields = this.fields(run)
@@ -278,6 +286,14 @@ export class JobRunner implements JobTaker {
     }
     if (!after) log.warn(fields, 'the job was taken back or cancelled before its run ended here')
     else if (after.state === 'waiting') this.deps.signal([after])
+    const outcome = !after
+      ? 'lost'
+      : after.state === 'waiting'
+        ? run.aborted === 'stop'
+          ? 'put back'
+          : 'retried'
+        : after.state
+    this.deps.ended(job.type, outcome, (performance.now() - run.started) / 1000)
   }
 
   /** Keeps the highest progress of a run; stored at most every PROGRESS_EVERY_MS, in the background. */

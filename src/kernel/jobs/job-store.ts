@@ -225,6 +225,12 @@ export class JobStore {
     return new Set(held.map((row) => String(row.id)))
   }
 
+  /** How many jobs there are by state and type (metrics). */
+  async counts(): Promise<{ state: string; type: string; count: number }[]> {
+    const rows = (await this.table().select('state', 'type').count({ n: '*' }).groupBy('state', 'type')) as Row[]
+    return rows.map((row) => ({ state: String(row.state), type: String(row.type), count: Number(row.n) }))
+  }
+
   /** Ids of running jobs whose lease expired before `now`, or held by one of `owners`. */
   async stranded(now: Date, owners: readonly string[] = []): Promise<string[]> {
     const query = this.table()

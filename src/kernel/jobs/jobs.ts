@@ -55,6 +55,7 @@ export class Jobs {
   readonly owner = newLeaseOwner()
   readonly stats: JobsStats = { reconciled: 0, takenBack: 0, signalFailures: 0 }
   private readonly reconcilers: { plugin: string; run: Reconciler }[] = []
+  private readonly runEnded: ((type: string, outcome: string, seconds: number) => void)[] = []
   private runner: JobRunner | undefined
   private timer: NodeJS.Timeout | undefined
   private nextReconcile = 0
@@ -75,6 +76,11 @@ export class Jobs {
   ) {
     this.store = new JobStore(knex, dialect)
     this.changes = new JobChanges(this.store, em, (type) => registry.options(type), settings.leaseMs, log)
+  }
+
+  /** Calls `listener` as each run in this process ends: its type, outcome (succeeded, retried, failed, put back, lost) and duration. */
+  onRunEnded(listener: (type: string, outcome: string, seconds: number) => void): void {
+    this.runEnded.push(listener)
   }
 
   /** Declares a plugin's reconciler (run at start and every `jobs.reconcile_interval`). */
@@ -204,6 +210,9 @@ export class Jobs {
           owner: this.owner,
           leaseMs: this.settings.leaseMs,
           signal: (jobs) => this.signal(jobs),
+          ended: (type, outcome, seconds) => {
+            for (const listener of this.runEnded) listener(type, outcome, seconds)
+          },
         },
         this.registry.handlers(),
         consume,
