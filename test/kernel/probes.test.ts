@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { createServer } from 'node:net'
+import type { ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/kernel/index.js'
 import { type TestApp, startApp } from '../helpers/app.js'
+import { freePort, startRedis, stopRedis } from '../helpers/redis-server.js'
 import { waitFor } from '../helpers/wait.js'
 
 /** The probes: `GET /health` (liveness) and `GET /ready` (readiness of every dependency). */
@@ -16,47 +16,6 @@ interface Probe {
 async function probe(app: TestApp, path: string, headers: Record<string, string> = {}): Promise<Probe> {
   const res = await fetch(`${app.url}${path}`, { headers })
   return { status: res.status, headers: res.headers, body: (await res.json()) as Probe['body'] }
-}
-
-/** A free port of 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-/** A redis-server of this test's own, on `port` (the shared one is never stopped). */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  )
-  await waitFor(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const socket = createServer().listen(port, '127.0.0.1')
-        socket.once('listening', () => socket.close(() => resolve(false)))
-        socket.once('error', () => resolve(true))
-      }),
-    { timeout: 10_000, message: `redis-server on port ${port}` },
-  )
-  return child
-}
-
-function stopRedis(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return Promise.resolve()
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve())
-    child.kill('SIGKILL')
-  })
 }
 
 describe('GET /health and GET /ready', () => {

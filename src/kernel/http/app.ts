@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { isOutage } from './outage.js'
 import { type IncomingMessage, STATUS_CODES, type Server, type ServerResponse, createServer } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { type Duplex, Readable, pipeline } from 'node:stream'
@@ -31,8 +32,20 @@ function toHttpError(error: unknown): HttpError | undefined {
   if (error instanceof UniqueConstraintViolationException) {
     return new HttpError(412, 'A value that must be unique is already used; retry with another one.')
   }
+  if (isOutage(error)) return OUTAGE()
   return undefined
 }
+
+/** What a request answers while a dependency (database, Redis) cannot be reached: try again soon. */
+const OUTAGE = (): HttpError =>
+  new HttpError(
+    503,
+    'A service this server needs is unreachable for now; try again in a few seconds.',
+    {},
+    {
+      'Retry-After': '5',
+    },
+  )
 
 function send(
   res: ServerResponse,
@@ -196,6 +209,8 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
   const log = services.log
   const prefix = services.links.pathPrefix
   const baseHost = new URL(`${services.links.base}/`).hostname.toLowerCase()
+  /** Whether requests fail because a dependency is unreachable (logged when it starts and ends). */
+  const outage = { on: false }
 
   /** The prefix a host mapping puts before the path, for hosts other than the base URL's. */
   async function hostPrefixOf(req: IncomingMessage): Promise<string> {
@@ -246,6 +261,14 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
       send(res, result, context.responseHeaders, options.isClosing?.() ?? false, dialect)
     } catch (error) {
       const known = toHttpError(error)
+      if (known?.status === 503 && isOutage(error) && !outage.on) {
+        // One line per change of state, not one per request.
+        outage.on = true
+        log.error(
+          { err: error, id: state.id },
+          'a dependency is unreachable: requests needing it answer 503 until it is back',
+        )
+      }
       if (!known)
         log.error({ err: error, id: state.id, method: req.method, path: loggedTarget(req.url) }, 'request failed')
       // The id in the body lets a client's report be matched with the log line above.
@@ -289,6 +312,11 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
     if (options.isClosing?.()) res.shouldKeepAlive = false
     res.on('close', () => {
       const status = res.writableFinished ? res.statusCode : 499
+      // An authenticated request that went well reached the database (and Redis where used).
+      if (outage.on && state.user !== undefined && status < 500) {
+        outage.on = false
+        log.info('dependencies answer again')
+      }
       const ms = performance.now() - started
       options.observe?.({ method: req.method ?? 'GET', route: state.route ?? 'unmatched', status, seconds: ms / 1000 })
       log.info(

@@ -1,0 +1,44 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import { waitFor } from './wait.js'
+
+/** A free port of 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** Whether something listens on `port` of 127.0.0.1 (binding it fails). */
+function taken(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(port, '127.0.0.1')
+    probe.once('listening', () => probe.close(() => resolve(false)))
+    probe.once('error', () => resolve(true))
+  })
+}
+
+/** A redis-server of the test's own on `port`, started and ready (the shared Redis is never stopped). */
+export async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    'redis-server',
+    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  )
+  await waitFor(() => taken(port), { timeout: 10_000, message: `redis-server on port ${port}` })
+  return child
+}
+
+/** Kills a redis-server `startRedis` started (as a crash would: SIGKILL), once it is gone. */
+export function stopRedis(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve())
+    child.kill('SIGKILL')
+  })
+}
