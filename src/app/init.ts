@@ -4,11 +4,14 @@ import {
   HttpError,
   type LoadConfigOptions,
   configFilePath,
+  createDatabase,
+  databaseTarget,
   ensureKeyPair,
   ensureSecret,
   instancePaths,
   isInstanceAdmin,
   loadConfig,
+  redactUrl,
 } from '../kernel/index.js'
 import { UserEntity, UserInputError, createUser } from '../../plugins/identity/index.js'
 import { fieldErrorsLine } from './field-errors.js'
@@ -23,6 +26,8 @@ export interface InitOptions extends LoadConfigOptions {
   adminPassword?: string
   /** Name of the first platform, created when there is none. */
   platformName: string
+  /** Create the PostgreSQL database when it does not exist (`--create-database`); never done otherwise. */
+  createDatabase?: boolean
   /** Progress lines for the operator. */
   progress?: (message: string) => void
 }
@@ -74,6 +79,10 @@ export async function initInstance(options: InitOptions): Promise<InitResult> {
   if (!config.auth.secret && ensureSecret(config.data_dir)) step('generated the server secret')
   if (ensureKeyPair(config.data_dir)) step('generated the RSA key pair for password checks')
 
+  const target = databaseTarget(config)
+  if (options.createDatabase && target.dialect === 'postgresql' && (await createDatabase(target.location))) {
+    step(`created the database ${redactUrl(target.location)}`)
+  }
   const kernel = await bootKernel({ ...options, file, logger: createLogger('warn', 2) })
   try {
     const applied = await kernel.migrator.up((m) => say(`migrating: ${m.name}`))

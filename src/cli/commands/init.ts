@@ -26,6 +26,10 @@ Without the --admin-* flags, init asks for them when run in a terminal.`
       description: 'Password of the first administrator (optional: the API key is what authenticates)',
     }),
     'platform-name': Flags.string({ description: 'Name of the first platform', default: 'Default' }),
+    'create-database': Flags.boolean({
+      description: 'Create the PostgreSQL database of database.url when it does not exist (never done otherwise)',
+      default: false,
+    }),
   }
 
   private async ask(question: string, fallback: string): Promise<string> {
@@ -49,6 +53,7 @@ Without the --admin-* flags, init asks for them when run in a terminal.`
       adminEmail: email ?? 'admin@localhost.localdomain',
       adminPassword: this.flags['admin-password'],
       platformName: this.flags['platform-name'],
+      createDatabase: this.flags['create-database'],
       progress: (m) => this.progress(m),
     })
     if (!result.changed) this.log(`Already initialized (${result.dataDir}): nothing changed.`)

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs'
+import { MISSING_DATABASE, missingDatabaseMessage } from './postgres-database.js'
 import { dirname, join } from 'node:path'
 import { BetterSqliteDriver } from '@mikro-orm/better-sqlite'
 import { type EntitySchema, MikroORM, type Options } from '@mikro-orm/core'
@@ -46,6 +47,8 @@ export async function openOrm(config: Config, entities: EntitySchema[], log: Log
     migrations: { tableName: MIGRATIONS_TABLE },
     // Lists are ordered explicitly; never let a stray query load half the database.
     loadStrategy: 'joined',
+    // Never create a database: a typo in its URL must be an error, not a fresh empty appliance.
+    ensureDatabase: false,
   }
   if (target.dialect === 'sqlite') {
     mkdirSync(dirname(target.location), { recursive: true })
@@ -70,12 +73,31 @@ export async function openOrm(config: Config, entities: EntitySchema[], log: Log
       },
     })
   }
-  return MikroORM.init({
+  const orm = await MikroORM.init({
     ...common,
     driver: PostgreSqlDriver,
     clientUrl: target.location,
     pool: { min: 0, max: config.database.pool_max },
   })
+  try {
+    await orm.em.getConnection().execute('select 1')
+  } catch (error) {
+    // Unreachable now: boot anyway (requests answer 503 until it is back). Missing: say so.
+    if (codeOf(error) === MISSING_DATABASE) {
+      await orm.close(true)
+      throw new Error(missingDatabaseMessage(target.location), { cause: error })
+    }
+  }
+  return orm
+}
+
+function codeOf(error: unknown): unknown {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    const { code } = current as { code?: unknown }
+    if (code !== undefined) return code
+    current = (current as { cause?: unknown }).cause
+  }
+  return undefined
 }
 
 /** The knex instance behind the ORM, for migrations and counting queries. */
