@@ -1,5 +1,4 @@
 import type { IncomingMessage, Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { EntitySchema } from '@mikro-orm/core'
 import { Authz } from './authz/authz.service.js'
 import { ConfigError, pluginConfig } from './config/load.js'
@@ -19,6 +18,7 @@ import { JOBS_MIGRATIONS } from './jobs/migrations/index.js'
 import { MemoryNonceCounter } from './http/nonce-counter.memory.js'
 import { RouteTable } from './http/router.js'
 import { readSecret } from './instance.js'
+import { listenOn } from './http/listen.js'
 import { probeRoutes } from './http/probes.routes.js'
 import { Readiness } from './readiness.js'
 import { Metrics } from './metrics/metrics.js'
@@ -323,14 +323,7 @@ export class Kernel {
   async listen(port = this.config.http.port, host = this.config.http.host): Promise<Listening> {
     const server = createHttpServer(this.requestListener(), this.config.http, this.services.log)
     this.server = server
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(port, host, () => {
-        server.off('error', reject)
-        resolve()
-      })
-    })
-    const address = server.address() as AddressInfo
+    const address = await listenOn(server, port, host)
     const url = `http://${displayHost(host)}:${address.port}`
     // Without a configured public URL, links follow the address actually bound (port 0 included).
     if (!this.config.base_url) this.services.links = new LinkBuilder(url)

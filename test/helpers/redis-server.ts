@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
+import { loadConfig } from '../../src/kernel/index.js'
+import { type TestApp, startApp } from './app.js'
 import { waitFor } from './wait.js'
 
 /** A free port of 127.0.0.1. */
@@ -41,4 +43,35 @@ export function stopRedis(child: ChildProcess | undefined): Promise<void> {
     child.once('exit', () => resolve())
     child.kill('SIGKILL')
   })
+}
+
+/**
+ * A test app using state-redis on a redis-server of its own, which the test may stop
+ * (`stop`) and start again (`restart`) on the same port.
+ */
+export async function appWithOwnRedis(): Promise<{
+  app: TestApp
+  port: number
+  stop(): Promise<void>
+  restart(): Promise<void>
+  close(): Promise<void>
+}> {
+  const port = await freePort()
+  let redis: ChildProcess | undefined = await startRedis(port)
+  const plugins = loadConfig({ env: {}, cwd: '/' }).config.plugins
+  const app = await startApp({
+    config: { redis_url: `redis://127.0.0.1:${port}`, plugins: [...plugins, 'state-redis'] },
+  })
+  return {
+    app,
+    port,
+    stop: () => stopRedis(redis),
+    async restart() {
+      redis = await startRedis(port)
+    },
+    async close() {
+      await app.close()
+      await stopRedis(redis)
+    },
+  }
 }

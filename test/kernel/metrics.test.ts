@@ -1,19 +1,8 @@
-import { createServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestApp, startApp } from '../helpers/app.js'
+import { freePort } from '../helpers/redis-server.js'
 
 /** Prometheus metrics on their own listener (`metrics.port`), never on the API's. */
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 describe('metrics', () => {
   let app: TestApp

@@ -1,9 +1,7 @@
-import type { ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/kernel/index.js'
 import { isOutage } from '../../src/kernel/http/outage.js'
-import { type TestApp, startApp } from '../helpers/app.js'
-import { freePort, startRedis, stopRedis } from '../helpers/redis-server.js'
+import type { TestApp } from '../helpers/app.js'
+import { appWithOwnRedis } from '../helpers/redis-server.js'
 import { waitFor } from '../helpers/wait.js'
 
 /** A dependency that stops answering: 503 with Retry-After, never a 500 or a hang; the process recovers by itself. */
@@ -26,24 +24,18 @@ describe('isOutage', () => {
 })
 
 describe('Redis stopped while serving (state-redis: nonce counts)', () => {
+  let own: Awaited<ReturnType<typeof appWithOwnRedis>> | undefined
   let app: TestApp | undefined
-  let redis: ChildProcess | undefined
-  let port: number
 
   beforeAll(async () => {
-    port = await freePort()
-    redis = await startRedis(port)
-    const plugins = loadConfig({ env: {}, cwd: '/' }).config.plugins
-    app = await startApp({ config: { redis_url: `redis://127.0.0.1:${port}`, plugins: [...plugins, 'state-redis'] } })
+    own = await appWithOwnRedis()
+    app = own.app
   }, 60_000)
-  afterAll(async () => {
-    await app?.close()
-    await stopRedis(redis)
-  })
+  afterAll(async () => own?.close())
 
   it('authenticated requests answer 503 with Retry-After within seconds, then 200 once Redis is back', async () => {
     expect((await app!.client.get('/user/admin')).status).toBe(200)
-    await stopRedis(redis)
+    await own!.stop()
 
     const started = Date.now()
     const res = await app!.client.get('/user/admin')
@@ -51,11 +43,11 @@ describe('Redis stopped while serving (state-redis: nonce counts)', () => {
     expect(res.status).toBe(503)
     expect(res.headers['retry-after']).toBe('5')
     expect(res.body).toContain('<status>503</status>')
-    expect(res.body).not.toContain(String(port))
+    expect(res.body).not.toContain(String(own!.port))
     // Liveness does not depend on Redis.
     expect((await fetch(`${app!.url}/health`)).status).toBe(200)
 
-    redis = await startRedis(port)
+    await own!.restart()
     await waitFor(async () => (await app!.client.get('/user/admin')).status === 200, {
       timeout: 30_000,
       message: 'requests to succeed again once Redis is back',

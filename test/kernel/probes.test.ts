@@ -1,8 +1,6 @@
-import type { ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/kernel/index.js'
 import { type TestApp, startApp } from '../helpers/app.js'
-import { freePort, startRedis, stopRedis } from '../helpers/redis-server.js'
+import { appWithOwnRedis } from '../helpers/redis-server.js'
 import { waitFor } from '../helpers/wait.js'
 
 /** The probes: `GET /health` (liveness) and `GET /ready` (readiness of every dependency). */
@@ -47,20 +45,14 @@ describe('GET /health and GET /ready', () => {
 })
 
 describe('GET /ready with a Redis the test stops and starts again', () => {
+  let own: Awaited<ReturnType<typeof appWithOwnRedis>> | undefined
   let app: TestApp | undefined
-  let redis: ChildProcess | undefined
-  let port: number
 
   beforeAll(async () => {
-    port = await freePort()
-    redis = await startRedis(port)
-    const plugins = loadConfig({ env: {}, cwd: '/' }).config.plugins
-    app = await startApp({ config: { redis_url: `redis://127.0.0.1:${port}`, plugins: [...plugins, 'state-redis'] } })
+    own = await appWithOwnRedis()
+    app = own.app
   }, 60_000)
-  afterAll(async () => {
-    await app?.close()
-    await stopRedis(redis)
-  })
+  afterAll(async () => own?.close())
 
   it('200 while Redis answers; 503 with Retry-After naming it (no address) once it stops; 200 once it is back', async () => {
     expect(await probe(app!, '/ready')).toMatchObject({
@@ -68,7 +60,7 @@ describe('GET /ready with a Redis the test stops and starts again', () => {
       body: { status: 'ready', checks: { 'redis (state-redis)': 'ok', database: 'ok' } },
     })
 
-    await stopRedis(redis)
+    await own!.stop()
     let down: Probe | undefined
     await waitFor(async () => (down = await probe(app!, '/ready')).status === 503, {
       timeout: 15_000,
@@ -78,11 +70,11 @@ describe('GET /ready with a Redis the test stops and starts again', () => {
     expect(down!.body.status).toBe('unavailable')
     expect(down!.body.checks!['redis (state-redis)']).toMatch(/^(timed out|failing)/)
     expect(down!.body.checks!.database).toBe('ok')
-    expect(JSON.stringify(down!.body)).not.toContain(String(port))
+    expect(JSON.stringify(down!.body)).not.toContain(String(own!.port))
     // Liveness does not look at dependencies.
     expect((await probe(app!, '/health')).status).toBe(200)
 
-    redis = await startRedis(port)
+    await own!.restart()
     await waitFor(async () => (await probe(app!, '/ready')).status === 200, {
       timeout: 30_000,
       message: '/ready to answer 200 again',

@@ -1,5 +1,5 @@
 import { type Server, createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { listenOn } from '../http/listen.js'
 import type { Metrics } from './metrics.js'
 
 /**
@@ -24,14 +24,7 @@ export async function listenMetrics(
       () => res.writeHead(503, { 'Content-Type': 'text/plain', 'Retry-After': '5' }).end('Metrics unavailable\n'),
     )
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  const address = server.address() as AddressInfo
+  const address = await listenOn(server, port, host)
   const shown = address.address.includes(':') ? `[${address.address}]` : address.address
   return { server, url: `http://${shown}:${address.port}/metrics` }
 }
