@@ -61,6 +61,8 @@ describe('metrics', () => {
     ]) {
       expect(text).toContain(`# TYPE ${name} `)
     }
+    // As the column stores dates: epoch milliseconds on SQLite, timestamps on PostgreSQL.
+    const now = app.kernel.jobs.store.at(new Date())
     await app.kernel
       .em()
       .getKnex()
@@ -71,9 +73,9 @@ describe('metrics', () => {
         attempts: 3,
         max_attempts: 3,
         progress: 0,
-        run_after: Date.now(),
-        created_at: Date.now(),
-        updated_at: Date.now(),
+        run_after: now,
+        created_at: now,
+        updated_at: now,
       })
       .into('jobs')
     expect(await scrape()).toMatch(/mediactl_jobs\{state="failed",type="encoding.encode"\} 1/)
