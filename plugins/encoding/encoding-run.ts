@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir } from 'node:fs/promises'
 import { extname, join } from 'node:path'
+import { performance } from 'node:perf_hooks'
 import {
   type EncoderPort,
   type EntityManager,
+  type Histogram,
   HttpError,
   type JobContext,
   type KernelServices,
@@ -32,6 +34,8 @@ export interface PipelineContext {
   workRoot: string
   /** Runs a job gets (`jobs.max_attempts`, what `ctx.enqueue` gives each job). */
   maxAttempts: number
+  /** `mediactl_encode_seconds_per_output_second`: wall seconds of a run per second of media made, by kind. */
+  encodeSpeed: Histogram<'kind'>
 }
 
 /** The run's share of progress by step: copying and probing, encoding, snapshots, storing. */
@@ -95,6 +99,7 @@ export class EncodingRun {
   }
 
   async execute(): Promise<void> {
+    const started = performance.now()
     const { file, pc } = this
     // `running` was shown when the job was claimed, `finished` is shown when it succeeds
     // (encoding-state.hook.ts): both in the job's own transactions.
@@ -130,11 +135,28 @@ export class EncodingRun {
     await this.checkSpace(planned)
     await this.store(planned)
     await this.record(planned)
+    this.observeSpeed(found.type, started, outputs, probe)
     // The previous set (or a crashed run's leftovers): nothing points at it any more.
     await removeObjects(this.storage, this.renditionsPrefix, (key) => key.startsWith(this.runPrefix)).catch(
       (error: unknown) => pc.log.warn({ err: error, file: file.id }, 'earlier renditions not removed'),
     )
     await this.progress.settled()
+  }
+
+  /**
+   * Counts the run's speed: its wall time so far (copying the original out, probing,
+   * encoding, snapshots, storing) per second of media made, the longest output's duration
+   * (as the outputs were probed) or else the original's. Images have no duration.
+   */
+  private observeSpeed(
+    kind: 'video' | 'audio' | 'image',
+    started: number,
+    outputs: readonly RenditionOutput[],
+    probe: ProbeResult,
+  ): void {
+    if (kind === 'image') return
+    const made = Math.max(0, ...outputs.map((output) => output.duration ?? 0)) || (probe.duration ?? 0)
+    if (made > 0) this.pc.encodeSpeed.observe({ kind }, (performance.now() - started) / 1000 / made)
   }
 
   /**

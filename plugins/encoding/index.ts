@@ -45,6 +45,13 @@ export default definePlugin({
       log: ctx.log,
       workRoot,
       maxAttempts: ctx.kernelConfig.jobs.max_attempts,
+      encodeSpeed: ctx.metrics.histogram(
+        'mediactl_encode_seconds_per_output_second',
+        'Wall seconds of a successful encoding run per second of media it made, by kind (video, audio).',
+        ['kind'],
+        // Below 1: faster than real time.
+        [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64],
+      ),
     }
     ctx.job(ENCODE_JOB, encodeJob(pipeline), encodingStateHook('encoding', true))
     ctx.job(INSERT_LOGO_JOB, insertLogoJob(pipeline), encodingStateHook('logo insertion', false))

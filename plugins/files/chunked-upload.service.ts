@@ -15,9 +15,13 @@ export interface Piece {
   chunks: number
 }
 
-/** The answer to a piece: the progress so far (JSON), or the finished file (XML). */
+/**
+ * The answer to a piece: the progress so far (JSON), or the finished file (XML) and when its
+ * upload started (epoch ms: when its first piece started to arrive).
+ */
 export type PieceOutcome =
-  { done: false; progress: { chunk: number; chunks: number; bytes: number } } | { done: true; file: FileView }
+  | { done: false; progress: { chunk: number; chunks: number; bytes: number } }
+  | { done: true; file: FileView; startedAt: number }
 
 /**
  * Reads `chunk` and `chunks` from a form: both or neither; whole numbers with
@@ -76,6 +80,8 @@ export async function receivePiece(
     directoryId: number | null
     piece: Piece
     received: ReceivedBytes
+    /** When this piece's request started to be read (epoch ms): a new upload's start. */
+    startedAt: number
     /** How long the assembled object is guarded before it is recorded (`files.pending_ttl`). */
     guardSeconds: number
     /** `files.max_file_size` (Infinity: none): it bounds the whole file, not only each piece (413). */
@@ -107,7 +113,8 @@ export async function receivePiece(
           user: tx.getReference('User', uploader.id) as never,
           platform: tx.getReference('Platform', uploader.platformId) as never,
           directory: input.directoryId === null ? null : tx.getReference(DirectoryEntity, input.directoryId),
-          createdAt: new Date(),
+          // When its first piece started to arrive: the upload's duration counts from there.
+          createdAt: new Date(input.startedAt),
           updatedAt: new Date(),
         })
       }
@@ -147,7 +154,8 @@ export async function receivePiece(
   if (!complete) {
     return { done: false, progress: { chunk: piece.chunk, chunks: pending.chunks, bytes: pending.receivedBytes } }
   }
-  return { done: true, file: await assemble(services, em, uploader, pending, input.guardSeconds) }
+  const file = await assemble(services, em, uploader, pending, input.guardSeconds)
+  return { done: true, file, startedAt: pending.createdAt.getTime() }
 }
 
 /** Streams the pieces into one stored object and commits it as the file; the pieces go to the trash. */

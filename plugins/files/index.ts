@@ -19,6 +19,7 @@ import { tusPurgeStep } from './tus.service.js'
 import { tusRoutes } from './tus.routes.js'
 import { uploadEndpointRoutes } from './upload-endpoint.routes.js'
 import { uploadLinkRoutes } from './upload-link.routes.js'
+import { UploadMetrics } from './upload.metrics.js'
 import { uploadRoutes } from './upload.routes.js'
 
 export { type StoredFile, StoredFileEntity } from './stored-file.entity.js'
@@ -49,8 +50,8 @@ export { uploadBase, uploadToken } from './upload-token.js'
 /**
  * The file store: each user's directories and files (`/files`, `/file/<slug>`), every
  * upload path (multipart, chunked, upload links with their html, json and tus endpoints),
- * space quotas, and the purge job. New files are announced with `file.uploaded`, deleted
- * ones with `file.deleted`.
+ * space quotas, the purge job, and the upload metrics (upload.metrics.ts). New files are
+ * announced with `file.uploaded`, deleted ones with `file.deleted`.
  */
 export default definePlugin({
   name: 'files',
@@ -59,11 +60,12 @@ export default definePlugin({
   entities: [DirectoryEntity, StoredFileEntity, PendingUploadEntity, StorageTrashEntity],
   migrations: [init, encodingRetry],
   register(ctx) {
+    const uploads = new UploadMetrics(ctx.metrics)
     ctx.routes((r) => {
       uploadLinkRoutes(r, ctx.config)
-      uploadEndpointRoutes(r, ctx.config)
-      tusRoutes(r, ctx.config)
-      uploadRoutes(r, ctx.config)
+      uploadEndpointRoutes(r, ctx.config, uploads)
+      tusRoutes(r, ctx.config, uploads)
+      uploadRoutes(r, ctx.config, uploads)
       directoryRoutes(r)
       fileRoutes(r)
     })

@@ -19,6 +19,7 @@ import { safeFileName } from './file-name.js'
 import { PortLocker } from './tus-locker.js'
 import { UPLOAD_PERMISSION, asUploadError, uploadErrorBody, uploadResult } from './upload-answers.js'
 import type { FilesConfig } from './files.config.js'
+import type { UploadMetrics } from './upload.metrics.js'
 import { finishTusUpload, releaseReservation, reservationOf, reserve, touchReservation } from './tus.service.js'
 import { type UploadTarget, checkUploadToken, tokenOf, uploadBase } from './upload-token.js'
 
@@ -125,7 +126,10 @@ class TusEndpoint {
   /** When each upload's reservation was last marked active, for uploads receiving bytes now. */
   private readonly touched = new Map<string, number>()
 
-  constructor(private readonly config: FilesConfig) {}
+  constructor(
+    private readonly config: FilesConfig,
+    private readonly metrics: UploadMetrics,
+  ) {}
 
   async handle(c: HttpContext): Promise<Reply> {
     try {
@@ -245,7 +249,7 @@ class TusEndpoint {
       return undefined
     }
     if (upload.size === undefined || upload.offset !== upload.size) return undefined
-    const file = await finishTusUpload(c.services, c.em, this.config, port, {
+    const file = await finishTusUpload(c.services, c.em, this.config, this.metrics, port, {
       uploader: target.uploader,
       uploadId: id,
       name: safeFileName(upload.metadata?.filename ?? ''),
@@ -284,7 +288,7 @@ class TusEndpoint {
   /** The @tus/server of the port, made on the first request (ports are known once every plugin registered). */
   private serverFor(services: KernelServices, port: ResumableUploadsPort): Server {
     if (this.server) return this.server
-    const config = this.config
+    const { config, metrics } = this
     const requestOf = (req: unknown): TusRequest => {
       const node = (req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
       const request = node && this.requests.get(node)
@@ -323,7 +327,7 @@ class TusEndpoint {
       onUploadCreate: async (req) => ({ metadata: { filename: requestOf(req).created!.name } }),
       onUploadFinish: async (req, upload) => {
         const { c, target, port: store } = requestOf(req)
-        const file = await finishTusUpload(c.services, c.em, config, store, {
+        const file = await finishTusUpload(c.services, c.em, config, metrics, store, {
           uploader: target.uploader,
           uploadId: upload.id,
           name: safeFileName(upload.metadata?.filename ?? ''),
@@ -365,8 +369,8 @@ class TusEndpoint {
  * (tus 1.0: creation, creation-with-upload, termination) on the token of an upload link,
  * which is checked on every request. Every method is routed here; @tus/server answers.
  */
-export function tusRoutes(r: Router, config: FilesConfig): void {
-  const endpoint = new TusEndpoint(config)
+export function tusRoutes(r: Router, config: FilesConfig, metrics: UploadMetrics): void {
+  const endpoint = new TusEndpoint(config, metrics)
   const options = { public: true, permission: UPLOAD_PERMISSION, produces: 'application/json' }
   r.all('/upload/tus', (c) => endpoint.handle(c), options)
   r.all('/upload/tus/:id', (c) => endpoint.handle(c), options)

@@ -16,6 +16,7 @@ import { type PendingUpload, PendingUploadEntity } from './pending-upload.entity
 import type { PurgeStep } from './purge.job.js'
 import { requireSpace, spaceUsage } from './space.service.js'
 import { guardUpload } from './trash.service.js'
+import type { UploadMetrics } from './upload.metrics.js'
 import { type ReceivedBytes, type Uploader, commitFile, discard, newPrefix } from './upload.service.js'
 
 /**
@@ -109,18 +110,20 @@ const finishing = new Map<string, Promise<FileView>>()
  * under the platform lock (the upload's own reservation aside), creates the row, frees the
  * reservation and announces `file.uploaded`. On failure nothing is kept: the bytes, the
  * upload and its reservation are removed (the client must start over). 410 when the
- * reservation is gone (directory or user deleted, expired).
+ * reservation is gone (directory or user deleted, expired). The file is counted in the
+ * upload metrics once, from the upload's creation.
  */
 export function finishTusUpload(
   services: KernelServices,
   em: EntityManager,
   config: FilesConfig,
+  metrics: UploadMetrics,
   port: ResumableUploadsPort,
   input: { uploader: Uploader; uploadId: string; name: string },
 ): Promise<FileView> {
   const running = finishing.get(input.uploadId)
   if (running) return running
-  const promise = finish(services, em, config, port, input).finally(() => finishing.delete(input.uploadId))
+  const promise = finish(services, em, config, metrics, port, input).finally(() => finishing.delete(input.uploadId))
   finishing.set(input.uploadId, promise)
   return promise
 }
@@ -129,6 +132,7 @@ async function finish(
   services: KernelServices,
   em: EntityManager,
   config: FilesConfig,
+  metrics: UploadMetrics,
   port: ResumableUploadsPort,
   input: { uploader: Uploader; uploadId: string; name: string },
 ): Promise<FileView> {
@@ -160,8 +164,9 @@ async function finish(
     await forget()
     throw error
   }
+  let file: FileView
   try {
-    return await commitFile(services, em, {
+    file = await commitFile(services, em, {
       uploader,
       directoryId: reservation.directory?.id ?? null,
       name: input.name,
@@ -174,6 +179,9 @@ async function finish(
     await releaseReservation(em, [uploadId])
     throw error
   }
+  // The reservation was made at the creation (the POST): the upload's start.
+  metrics.uploaded('tus', file.size, reservation.createdAt.getTime())
+  return file
 }
 
 /**

@@ -4,6 +4,7 @@ import { type HttpContext, type Reply, type Router, reply } from '../../src/kern
 import { fileQueries } from './file.queries.js'
 import type { FilesConfig } from './files.config.js'
 import { UPLOAD_PERMISSION, asUploadError, uploadErrorBody, uploadResult } from './upload-answers.js'
+import type { UploadMetrics } from './upload.metrics.js'
 import { discard } from './upload.service.js'
 import { type UploadOutcome, readUploadBody, storeUpload } from './upload.form.js'
 import { type UploadTarget, checkUploadToken, requireSameDirectory, tokenOf } from './upload-token.js'
@@ -89,7 +90,12 @@ function htmlError(c: HttpContext, error: unknown, back?: string): Reply {
  * Reads an upload into the token's directory: a `folder` field may only repeat it (403
  * otherwise). The token was checked before the body is read, so a refused link stores nothing.
  */
-async function receive(c: HttpContext, config: FilesConfig, target: UploadTarget): Promise<UploadOutcome> {
+async function receive(
+  c: HttpContext,
+  config: FilesConfig,
+  metrics: UploadMetrics,
+  target: UploadTarget,
+): Promise<UploadOutcome> {
   const body = await readUploadBody(c, config, target.uploader)
   try {
     requireSameDirectory(target, body.form.folder)
@@ -97,7 +103,7 @@ async function receive(c: HttpContext, config: FilesConfig, target: UploadTarget
     await discard(c.services, c.em, body.received)
     throw error
   }
-  return storeUpload(c, config, target.uploader, body, target.directory?.id ?? null)
+  return storeUpload(c, config, metrics, target.uploader, body, target.directory?.id ?? null)
 }
 
 async function pageTarget(c: HttpContext, target: UploadTarget): Promise<PageTarget> {
@@ -122,13 +128,13 @@ function asset(c: HttpContext, etag: string, body: () => Reply['body'], size: nu
  * pieces of `files.upload_piece_size`) and `POST /upload/html` its plain-form fallback. The
  * token of the link is the only credential: no Digest.
  */
-export function uploadEndpointRoutes(r: Router, config: FilesConfig): void {
+export function uploadEndpointRoutes(r: Router, config: FilesConfig, metrics: UploadMetrics): void {
   r.post(
     '/upload/json',
     async (c) => {
       try {
         const target = await checkUploadToken(c)
-        const outcome = await receive(c, config, target)
+        const outcome = await receive(c, config, metrics, target)
         if (!outcome.done) return reply.json(200, outcome.progress, corsHeaders(c))
         return reply.json(200, uploadResult(c, outcome.file), corsHeaders(c))
       } catch (error) {
@@ -159,7 +165,7 @@ export function uploadEndpointRoutes(r: Router, config: FilesConfig): void {
       try {
         const target = await checkUploadToken(c)
         back = `html?token=${encodeURIComponent(tokenOf(c)!)}`
-        const outcome = await receive(c, config, target)
+        const outcome = await receive(c, config, metrics, target)
         if (!outcome.done) return reply.raw(200, piecePage(outcome.progress, back), HTML_TYPE, PAGE_HEADERS)
         const html = resultPage(await pageTarget(c, target), uploadResult(c, outcome.file).result, back)
         return reply.raw(200, html, HTML_TYPE, PAGE_HEADERS)

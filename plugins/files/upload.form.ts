@@ -3,6 +3,7 @@ import { readPiece, receivePiece } from './chunked-upload.service.js'
 import { safeFileName } from './file-name.js'
 import type { FilesConfig } from './files.config.js'
 import type { FileView } from './files.types.js'
+import type { UploadMetrics } from './upload.metrics.js'
 import { FILE_FIELD, type ReceivedBytes, type Uploader, commitFile, discard, receiveBytes } from './upload.service.js'
 
 /** The multipart fields that carry the file (API-DECISIONS: Files and encoding). */
@@ -15,6 +16,8 @@ export interface UploadBody {
   received?: ReceivedBytes
   /** The file part's client-side name, as sent. */
   filename?: string
+  /** When the body started to be read (epoch ms): the upload's start, for its duration. */
+  startedAt: number
 }
 
 /**
@@ -29,7 +32,7 @@ export async function readUploadBody(
   uploader: Uploader,
   beforeFile: () => void = () => undefined,
 ): Promise<UploadBody> {
-  const body: Partial<UploadBody> = {}
+  const body: Partial<UploadBody> = { startedAt: Date.now() }
   let receiving: Promise<ReceivedBytes> | undefined
   try {
     body.form = await c.form(
@@ -63,10 +66,12 @@ export type UploadOutcome =
  * Turns a read upload body into a file, or into one more piece of a chunked upload, in
  * `directoryId` (null: the root). The name is the `name` field when sent (chunking browser
  * libraries send pieces named `blob`), else the part's file name; made harmless either way.
+ * A file made is counted in the upload metrics.
  */
 export async function storeUpload(
   c: HttpContext,
   config: FilesConfig,
+  metrics: UploadMetrics,
   uploader: Uploader,
   body: UploadBody,
   directoryId: number | null,
@@ -80,17 +85,22 @@ export async function storeUpload(
     const sent = typeof form.name === 'string' && form.name.trim() ? form.name : (body.filename ?? '')
     const name = safeFileName(sent)
     if (piece && piece.chunks > 1) {
-      return await receivePiece(c.services, c.em, {
+      const outcome = await receivePiece(c.services, c.em, {
         uploader,
         name,
         directoryId,
         piece,
         received,
+        startedAt: body.startedAt,
         guardSeconds: config.pending_ttl,
         maxBytes: config.max_file_size > 0 ? config.max_file_size : Infinity,
       })
+      if (outcome.done) metrics.uploaded('chunked', outcome.file.size, outcome.startedAt)
+      return outcome
     }
-    return { done: true, file: await commitFile(c.services, c.em, { uploader, directoryId, name, received }) }
+    const file = await commitFile(c.services, c.em, { uploader, directoryId, name, received })
+    metrics.uploaded('multipart', file.size, body.startedAt)
+    return { done: true, file }
   } catch (error) {
     await discard(c.services, c.em, received)
     throw error

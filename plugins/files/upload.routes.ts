@@ -5,6 +5,7 @@ import { fileInfo } from './file.routes.js'
 import type { FilesConfig } from './files.config.js'
 import { directoryOf, requireFileFlag } from './files.lookup.js'
 import { readName } from './name.fields.js'
+import type { UploadMetrics } from './upload.metrics.js'
 import { discard } from './upload.service.js'
 import { readUploadBody, storeUpload } from './upload.form.js'
 
@@ -12,7 +13,7 @@ import { readUploadBody, storeUpload } from './upload.form.js'
  * `POST /files`: an upload (multipart, whole or in pieces), or, with `name` and no file
  * part, a new directory in the root (a real client does this).
  */
-export function uploadRoutes(r: Router, config: FilesConfig): void {
+export function uploadRoutes(r: Router, config: FilesConfig, metrics: UploadMetrics): void {
   r.post(
     '/files',
     async (c) => {
@@ -39,7 +40,7 @@ export function uploadRoutes(r: Router, config: FilesConfig): void {
           throw error
         }
       }
-      const outcome = await storeUpload(c, config, c.principal, body, directoryId)
+      const outcome = await storeUpload(c, config, metrics, c.principal, body, directoryId)
       if (!outcome.done) return reply.json(200, outcome.progress)
       return reply.xml(200, await fileInfo(c, outcome.file, 'code'))
     },

@@ -1,6 +1,6 @@
 import { type Server, createServer } from 'node:http'
 import { listenOn } from '../http/listen.js'
-import type { Metrics } from './metrics.js'
+import type { MetricsRegistry } from './metrics-registry.js'
 
 /**
  * The metrics listener (`metrics.host`:`metrics.port`, 127.0.0.1 by default): `GET /metrics`
@@ -9,7 +9,7 @@ import type { Metrics } from './metrics.js'
  * port exposes nothing of the process.
  */
 export async function listenMetrics(
-  metrics: Metrics,
+  metrics: MetricsRegistry,
   port: number,
   host: string,
 ): Promise<{ server: Server; url: string }> {
@@ -24,7 +24,10 @@ export async function listenMetrics(
       () => res.writeHead(503, { 'Content-Type': 'text/plain', 'Retry-After': '5' }).end('Metrics unavailable\n'),
     )
   })
-  const address = await listenOn(server, port, host)
+  const address = await listenOn(server, port, host, {
+    port: 'metrics.port (MEDIACTL_METRICS__PORT; 0: no metrics)',
+    host: 'metrics.host (MEDIACTL_METRICS__HOST)',
+  })
   const shown = address.address.includes(':') ? `[${address.address}]` : address.address
   return { server, url: `http://${shown}:${address.port}/metrics` }
 }

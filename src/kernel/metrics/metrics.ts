@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { Knex } from '@mikro-orm/knex'
+import { Counter, Gauge, Histogram, type Registry, collectDefaultMetrics } from 'prom-client'
 import type { RequestObservation } from '../http/app.js'
 import type { Jobs } from '../jobs/jobs.js'
 
@@ -6,19 +7,24 @@ import type { Jobs } from '../jobs/jobs.js'
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
 /**
- * The process's Prometheus metrics (prom-client), served on their own listener
- * (`metrics.port`), never on the API's: Node's process metrics, every request by method,
- * route pattern and status, the jobs by state and type (read from the database at each
- * scrape), job run durations, and what the jobs module counts (reconciled, taken back,
- * signals not sent). Every metric is listed in docs/operations.md.
+ * The kernel's own Prometheus metrics (prom-client), on the process's registry
+ * (metrics-registry.ts, beside the plugins'), served on their own listener (`metrics.port`),
+ * never on the API's: every request by method, route pattern and status, the jobs by state
+ * and type (read from the database at each scrape), job run durations, what the jobs module
+ * counts (reconciled, taken back, signals not sent), the database pool's connections (read
+ * at each scrape), and Node's process metrics once served (`collectProcess`). Every metric is
+ * listed in docs/operations.md.
  */
 export class Metrics {
-  readonly registry = new Registry()
   private readonly requests: Histogram<'method' | 'route' | 'status_code'>
   private readonly runs: Histogram<'type' | 'outcome'>
+  private processCollected = false
 
-  constructor(jobs: Jobs) {
-    collectDefaultMetrics({ register: this.registry })
+  constructor(
+    private readonly registry: Registry,
+    jobs: Jobs,
+    knex: Knex,
+  ) {
     this.requests = new Histogram({
       name: 'http_server_request_duration_seconds',
       help: 'Duration of HTTP requests, by method, route pattern and status code.',
@@ -70,16 +76,36 @@ export class Metrics {
       'Signals to the queue transport that failed (sent again by the reconciler).',
       () => jobs.stats.signalFailures,
     )
+    new Gauge({
+      name: 'mediactl_db_pool_connections',
+      help: 'Connections of the database pool of this process: used, free, pending (requests waiting for one).',
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect() {
+        this.reset()
+        // No pool once the kernel closed it (knex drops it); SQLite's holds its one connection.
+        const pool = knex.client.pool
+        if (!pool) return
+        this.set({ state: 'used' }, pool.numUsed())
+        this.set({ state: 'free' }, pool.numFree())
+        this.set({ state: 'pending' }, pool.numPendingAcquires())
+      },
+    })
+  }
+
+  /**
+   * Starts Node's process metrics (CPU, memory, event loop lag, GC), once: not at boot, as
+   * they keep an event loop monitor and a GC observer running, which CLI commands need not pay.
+   */
+  collectProcess(): void {
+    if (this.processCollected) return
+    this.processCollected = true
+    collectDefaultMetrics({ register: this.registry })
   }
 
   /** Counts one request (the HTTP pipeline's `observe`). */
   observe(request: RequestObservation): void {
     const method = METHODS.has(request.method) ? request.method : 'other'
     this.requests.observe({ method, route: request.route, status_code: String(request.status) }, request.seconds)
-  }
-
-  /** The exposition text, and its content type. */
-  async scrape(): Promise<{ body: string; type: string }> {
-    return { body: await this.registry.metrics(), type: this.registry.contentType }
   }
 }
