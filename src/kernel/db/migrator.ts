@@ -15,6 +15,42 @@ export interface MigrationStatus {
   executedAt: Date | null
 }
 
+/** A node-postgres client, as `withoutStatementTimeout` changes it. */
+interface PgConnection {
+  connectionParameters?: { query_timeout?: number | false }
+  query(sql: string): Promise<unknown>
+}
+
+interface PoolClient {
+  dialect?: string
+  acquireConnection(): Promise<PgConnection>
+  releaseConnection(connection: PgConnection): Promise<void>
+}
+
+/**
+ * Runs `work` on a PostgreSQL connection of its own without the statement timeouts
+ * (`database.statement_timeout` on the server, the read timeout on the client), restored
+ * before the connection goes back to the pool: a migration may rightly take long (an index on
+ * a large table). SQLite has none: `work` gets no connection and runs as usual.
+ */
+async function withoutStatementTimeout<T>(knex: Knex, work: (connection?: unknown) => Promise<T>): Promise<T> {
+  const client = knex.client as unknown as PoolClient
+  if (client.dialect !== 'postgresql') return work()
+  const connection = await client.acquireConnection()
+  const parameters = connection.connectionParameters
+  const readTimeout = parameters?.query_timeout
+  try {
+    if (parameters) parameters.query_timeout = false
+    await connection.query('set statement_timeout = 0')
+    return await work(connection)
+  } finally {
+    if (parameters) parameters.query_timeout = readTimeout
+    // Back to the session's value (the configured limit, sent when it connected).
+    await connection.query('reset statement_timeout').catch(() => undefined)
+    await client.releaseConnection(connection)
+  }
+}
+
 /**
  * Applies plugin migrations in plugin dependency order and records each one in
  * `mediactl_migrations`, each in its own transaction with its record, so a failed
@@ -65,10 +101,15 @@ export class Migrator {
     const applied: string[] = []
     for (const m of await this.pending()) {
       onEach?.(m)
-      await this.knex.transaction(async (trx) => {
-        await m.up(trx)
-        await trx(MIGRATIONS_TABLE).insert({ name: m.name, plugin: m.plugin, executed_at: new Date() })
-      })
+      await withoutStatementTimeout(this.knex, (connection) =>
+        this.knex.transaction(
+          async (trx) => {
+            await m.up(trx)
+            await trx(MIGRATIONS_TABLE).insert({ name: m.name, plugin: m.plugin, executed_at: new Date() })
+          },
+          { connection },
+        ),
+      )
       applied.push(m.name)
     }
     return applied
@@ -84,10 +125,15 @@ export class Migrator {
     const reverted: string[] = []
     for (const m of applied) {
       onEach?.(m)
-      await this.knex.transaction(async (trx) => {
-        await m.down(trx)
-        await trx(MIGRATIONS_TABLE).where({ name: m.name }).delete()
-      })
+      await withoutStatementTimeout(this.knex, (connection) =>
+        this.knex.transaction(
+          async (trx) => {
+            await m.down(trx)
+            await trx(MIGRATIONS_TABLE).where({ name: m.name }).delete()
+          },
+          { connection },
+        ),
+      )
       reverted.push(m.name)
     }
     return reverted

@@ -7,6 +7,7 @@ import type { EntityManager as SqlEntityManager, Knex } from '@mikro-orm/knex'
 import { PostgreSqlDriver } from '@mikro-orm/postgresql'
 import type { Config } from '../config/schema.js'
 import type { Logger } from '../log.js'
+import { markDependency } from '../http/outage.js'
 import { MIGRATIONS_TABLE } from './migrator.js'
 
 export type EntityManager = SqlEntityManager
@@ -78,7 +79,9 @@ export async function openOrm(config: Config, entities: EntitySchema[], log: Log
     driver: PostgreSqlDriver,
     clientUrl: target.location,
     pool: { min: 0, max: config.database.pool_max },
+    driverOptions: postgresOptions(config, log),
   })
+  markDatabaseErrors(knexOf(orm))
   try {
     await orm.em.getConnection().execute('select 1')
   } catch (error) {
@@ -89,6 +92,61 @@ export async function openOrm(config: Config, entities: EntitySchema[], log: Log
     }
   }
   return orm
+}
+
+/** What a pooled node-postgres connection is, as far as the pool's checks look. */
+interface PgConnection {
+  /** False while a statement is unanswered: one left behind by a read timeout (a dead connection). */
+  readyForQuery?: boolean
+}
+
+/**
+ * The knex options of the PostgreSQL pool, so that no request hangs on a dead server
+ * (docs/operations.md, When a dependency fails): a connection opens within `connect_timeout`
+ * or fails; a request waits for a free one at most `acquire_timeout`; a statement runs at most
+ * `statement_timeout` (the server cancels it), and a connection that leaves one unanswered
+ * `connect_timeout` longer is dead (a vanished host: no reset ever comes), so the client gives
+ * up on it. The pool opens connections on demand (none kept while idle: `min: 0`) and drops
+ * those that broke (knex marks a connection whose socket failed, idle or not, and never
+ * hands it out again; the check below drops one left with a statement unanswered): once the
+ * server is back, the next request connects, with no restart. TCP keep-alive notices an
+ * idle peer that vanished, and keeps firewalls from dropping quiet connections.
+ */
+function postgresOptions(config: Config, log: Logger): Record<string, unknown> {
+  const { connect_timeout, acquire_timeout, statement_timeout } = config.database
+  const ms = (seconds: number): number => Math.round(seconds * 1000)
+  return {
+    connection: {
+      connectionTimeoutMillis: ms(connect_timeout),
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      ...(statement_timeout > 0
+        ? { statement_timeout: ms(statement_timeout), query_timeout: ms(statement_timeout + connect_timeout) }
+        : {}),
+    },
+    acquireConnectionTimeout: ms(acquire_timeout),
+    pool: { validate: (connection: PgConnection) => connection.readyForQuery !== false },
+    // knex's own warnings (a broken connection dropped, one per connection): debug lines, not stderr.
+    log: {
+      warn: (message: unknown) => log.debug({ knex: String(message) }, 'database pool'),
+      error: (message: unknown) => log.debug({ knex: String(message) }, 'database pool'),
+      deprecate: () => undefined,
+      debug: () => undefined,
+    },
+  }
+}
+
+/**
+ * Marks what the pool throws (a connection that cannot be opened: refused, timed out) as the
+ * database's, so the outage log names it: a refused connection alone does not say whose it was.
+ */
+function markDatabaseErrors(knex: Knex): void {
+  const client = knex.client as { acquireConnection(): Promise<unknown> }
+  const acquire = client.acquireConnection.bind(client)
+  client.acquireConnection = () =>
+    acquire().catch((error: unknown) => {
+      throw markDependency(error, 'database')
+    })
 }
 
 function codeOf(error: unknown): unknown {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { isOutage } from './outage.js'
+import { isCancelledStatement, isOutage, outageOf } from './outage.js'
 import { type IncomingMessage, STATUS_CODES, type Server, type ServerResponse, createServer } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { type Duplex, Readable, pipeline } from 'node:stream'
@@ -33,6 +33,7 @@ function toHttpError(error: unknown): HttpError | undefined {
     return new HttpError(412, 'A value that must be unique is already used; retry with another one.')
   }
   if (isOutage(error)) return OUTAGE()
+  if (isCancelledStatement(error)) return CANCELLED()
   return undefined
 }
 
@@ -46,6 +47,10 @@ const OUTAGE = (): HttpError =>
       'Retry-After': '5',
     },
   )
+
+/** What a request answers when the database cancelled its statement (`database.statement_timeout`): try again. */
+const CANCELLED = (): HttpError =>
+  new HttpError(503, 'The database took too long to answer; try again in a few seconds.', {}, { 'Retry-After': '5' })
 
 function send(
   res: ServerResponse,
@@ -209,8 +214,8 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
   const log = services.log
   const prefix = services.links.pathPrefix
   const baseHost = new URL(`${services.links.base}/`).hostname.toLowerCase()
-  /** Whether requests fail because a dependency is unreachable (logged when it starts and ends). */
-  const outage = { on: false }
+  /** The dependencies requests fail on because they are unreachable (logged when it starts and ends). */
+  const outages = new Set<string>()
 
   /** The prefix a host mapping puts before the path, for hosts other than the base URL's. */
   async function hostPrefixOf(req: IncomingMessage): Promise<string> {
@@ -261,12 +266,19 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
       send(res, result, context.responseHeaders, options.isClosing?.() ?? false, dialect)
     } catch (error) {
       const known = toHttpError(error)
-      if (known?.status === 503 && isOutage(error) && !outage.on) {
+      const dependency = known?.status === 503 && isOutage(error) ? outageOf(error) : undefined
+      if (dependency !== undefined && !outages.has(dependency)) {
         // One line per change of state, not one per request.
-        outage.on = true
+        outages.add(dependency)
         log.error(
-          { err: error, id: state.id },
+          { err: error, id: state.id, dependency },
           'a dependency is unreachable: requests needing it answer 503 until it is back',
+        )
+      } else if (known?.status === 503 && dependency === undefined && isCancelledStatement(error)) {
+        // Not an outage, but one slow statement: each is worth a line (which request, which statement).
+        log.warn(
+          { err: error, id: state.id, method: req.method, path: loggedTarget(req.url) },
+          'a database statement ran past database.statement_timeout and was cancelled: answered 503',
         )
       }
       if (!known)
@@ -313,9 +325,9 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
     res.on('close', () => {
       const status = res.writableFinished ? res.statusCode : 499
       // An authenticated request that went well reached the database (and Redis where used).
-      if (outage.on && state.user !== undefined && status < 500) {
-        outage.on = false
-        log.info('dependencies answer again')
+      if (outages.size > 0 && state.user !== undefined && status < 500) {
+        log.info({ dependencies: [...outages] }, 'dependencies answer again')
+        outages.clear()
       }
       const ms = performance.now() - started
       options.observe?.({ method: req.method ?? 'GET', route: state.route ?? 'unmatched', status, seconds: ms / 1000 })
