@@ -29,6 +29,7 @@ const rungSchema = z
      * aspect ratio, never enlarged; a portrait source is fitted inside the box turned (height × width).
      */
     width: evenPixels,
+    /** Frame height of a landscape source, in pixels (see width). */
     height: evenPixels,
     /** x264 constant rate factor: 0 (lossless) to 51; lower is better and larger. 23 is x264's default. */
     crf: z.coerce.number().min(0).max(51).default(23),

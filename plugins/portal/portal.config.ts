@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-/** The `portal` section of the configuration (docs/fragments/portal.configuration.md); every key has a default. */
+/** The `portal` section of the configuration (docs/configuration.md); every key has a default. */
 export const portalConfigSchema = z
   .object({
     /**

@@ -27,9 +27,11 @@ export const queueBullmqConfigSchema = z
      * (`jobs.lease`), within about a second of its expiry, whatever this says.
      */
     stalled_interval: z.number().min(1).max(3600).default(30),
-    /** Moved: accepted (and ignored, with a warning) so that older files still load. */
+    /** No use any more (signals are delivered at once); accepted (and ignored, with a warning) for older files. */
     poll_interval: z.number().optional(),
+    /** Moved to `jobs.lease`; accepted (and ignored, with a warning) so that older files still load. */
     lease: z.number().optional(),
+    /** Moved to `jobs.keep_finished`; accepted (and ignored, with a warning) so that older files still load. */
     keep_succeeded: z.number().optional(),
   })
   .strict()

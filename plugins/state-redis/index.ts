@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis'
 import { z } from 'zod'
 import { definePlugin } from '../../src/kernel/index.js'
+import { COMMANDS, closeRedis, openRedis } from './redis-connection.js'
 import { RedisLocks } from './redis-locks.js'
 import { RedisNonceCounter } from './redis-nonce-counter.js'
 
@@ -24,19 +24,20 @@ export default definePlugin({
   register(ctx) {
     const url = ctx.config.url || ctx.kernelConfig.redis_url
     if (!url) throw new Error('state-redis needs a Redis URL: set redis_url (MEDIACTL_REDIS_URL) or state-redis.url')
-    const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true })
-    redis.on('error', (error: Error) => ctx.log.warn({ err: error.message }, 'redis error'))
-    // Pub/sub needs a connection of its own.
-    const subscriber = redis.duplicate()
-    subscriber.on('error', (error: Error) => ctx.log.warn({ err: error.message }, 'redis error'))
+    const redis = openRedis(url, ctx.log, 'commands', COMMANDS)
+    // Pub/sub needs a connection of its own, without a command time limit (a subscription waits).
+    const subscriber = openRedis(url, ctx.log, 'subscriber')
     ctx.provide('nonceCounter', new RedisNonceCounter(redis, ctx.config.prefix))
     const locks = new RedisLocks(redis, subscriber, ctx.config.prefix)
-    locks.open((error) => ctx.log.warn({ err: error.message }, 'redis lock channel not subscribed'))
+    let stopping = false
+    // A short command stops before the subscription is made: that is no failure worth a line.
+    locks.open((error) => stopping || ctx.log.warn({ err: error.message }, 'redis lock channel not subscribed'))
     ctx.provide('locks', locks)
     ctx.ready('redis (state-redis)', () => redis.ping())
     ctx.onStop(async () => {
-      await subscriber.quit()
-      await redis.quit()
+      stopping = true
+      await closeRedis(subscriber)
+      await closeRedis(redis)
     })
   },
 })

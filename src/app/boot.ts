@@ -6,6 +6,7 @@ import {
   type Logger,
   type PluginCatalog,
   loadConfig,
+  validatePlugins,
 } from '../kernel/index.js'
 
 export interface BootRequest extends LoadConfigOptions {
@@ -38,4 +39,14 @@ export async function bootMigratedKernel(request: BootRequest = {}): Promise<Ker
 /** Loads the configuration only (no database). */
 export function readConfig(request: LoadConfigOptions = {}): Config {
   return loadConfig(request).config
+}
+
+/**
+ * Loads and validates the whole configuration, every enabled plugin's section included,
+ * opening and writing nothing: what `init` runs before it writes a file.
+ */
+export async function checkConfig(request: BootRequest = {}): Promise<Config> {
+  const { config } = loadConfig(request)
+  await validatePlugins(config, request.catalog ?? CATALOG)
+  return config
 }

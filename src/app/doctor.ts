@@ -1,172 +1,188 @@
-import { Readable } from 'node:stream'
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs'
-import { binaryVersion, findMediaBinary } from '../shared/binaries.js'
 import {
   type Config,
   ConfigError,
   type Kernel,
   type LoadConfigOptions,
   databaseTarget,
-  instancePaths,
-  loadConfig,
-  pluginConfig,
-  readSecret,
   redactUrl,
 } from '../kernel/index.js'
 import { createLogger } from '../kernel/log.js'
-import { bootKernel } from './boot.js'
-import { type EncoderConfig, encoderConfigSchema } from '../../plugins/encoder-ffmpeg/index.js'
+import { bootKernel, checkConfig } from './boot.js'
+import {
+  type Check,
+  type Outcome,
+  baseUrlCheck,
+  dataDirCheck,
+  dependencyFix,
+  failed,
+  flavorCheck,
+  instanceCheck,
+  mediaBinaryCheck,
+  passed,
+  portCheck,
+  storageBackendCheck,
+} from './doctor-checks.js'
 
-export interface Check {
-  name: string
-  ok: boolean
-  /** What was found. */
-  detail: string
-  /** How to fix a failed check. */
-  fix?: string
+export type { Check, CheckStatus } from './doctor-checks.js'
+
+export interface DoctorOptions extends LoadConfigOptions {
+  /** Longest wait for one check (a dependency that does not answer), in milliseconds. */
+  timeoutMs?: number
+  /** Called with each check as it completes: the operator sees progress, not a silent pause. */
+  onCheck?: (check: Check) => void
 }
 
 const CONFIG_FIX = 'correct the key named above (docs/configuration.md lists every key)'
+const skipped = (why: string): Outcome => ({ status: 'skip', detail: why })
 
-async function withKernel<T>(options: LoadConfigOptions, use: (kernel: Kernel) => Promise<T>): Promise<T> {
-  const kernel = await bootKernel({ ...options, logger: createLogger('silent') })
-  try {
-    return await use(kernel)
-  } finally {
-    await kernel.close()
-  }
+/** Resolves with `work`, or rejects once `ms` passed: a dead dependency must not hang doctor. */
+function within<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms)
+  })
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
 }
 
-/** Writes, reads back and deletes a small probe object through the configured storage backend. */
-async function storageCheck(kernel: Kernel): Promise<Check> {
-  const backend = kernel.plugins.find((p) => p.name.startsWith('storage-'))?.name ?? 'storage'
-  const key = `doctor/probe-${process.pid}-${Date.now()}`
-  try {
-    const storage = kernel.services.ports.get('storage')
-    const probe = Buffer.from('mediactl doctor probe')
-    await storage.write(key, Readable.from([probe]))
-    const chunks: Buffer[] = []
-    for await (const chunk of await storage.read(key)) chunks.push(chunk as Buffer)
-    await storage.delete(key)
-    if (!Buffer.concat(chunks).equals(probe))
-      throw new Error('the probe object read back differs from what was written')
-    return { name: 'backend', ok: true, detail: `${backend} writes, reads and deletes` }
-  } catch (error) {
-    return {
-      name: 'backend',
-      ok: false,
-      detail: `${backend}: ${(error as Error).message}`,
-      fix: `check the "${backend}" section of the config (docs/configuration.md) and that the store is reachable`,
-    }
+function messageOf(error: unknown): string {
+  const { message, code } = error as { message?: string; code?: unknown }
+  return message || (typeof code === 'string' ? code : String(error))
+}
+
+function databaseFix(config: Config, error?: unknown): string {
+  if (/does not exist/.test(messageOf(error))) {
+    return 'correct database.url (MEDIACTL_DATABASE_URL) if it has a typo, or create the database: "mediactl init --create-database"'
   }
+  return databaseTarget(config).dialect === 'sqlite'
+    ? 'check that the data dir is writable (data_dir, MEDIACTL_DATA_DIR)'
+    : 'check that PostgreSQL runs and is reachable, and that database.url (MEDIACTL_DATABASE_URL) is right'
+}
+
+/** The first names of a long list, and how many more. */
+function listed(names: string[]): string {
+  return names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ')
+}
+
+/** What the enabled plugins make of the backends, for the config line. */
+function backendsOf(config: Config): string {
+  const named = (prefix: string, none: string): string =>
+    config.plugins.find((p) => p.startsWith(prefix))?.slice(prefix.length) ?? none
+  return `queue ${named('queue-', 'none')}, storage ${named('storage-', 'none')}, state ${named('state-', 'memory')}`
 }
 
 /**
- * The flavor names videos and sounds get (encoder-ffmpeg's ladder): clients of the original
- * service look for flavors by name, so the operator sees which names are in use.
+ * Checks each configured dependency in turn, each within a time limit: the configuration
+ * (every enabled plugin's section), the public URL, the ports, the data dir and instance
+ * files, ffmpeg and ffprobe, the database and its schema, what plugins declare for
+ * `GET /ready` (Redis), and the storage backend (written, read, deleted). A failing
+ * dependency fails its own line; the others are still checked.
  */
-function flavorCheck(config: Config): Check[] {
-  if (!config.plugins.includes('encoder-ffmpeg')) return []
-  const encoder: EncoderConfig = pluginConfig(config, 'encoder-ffmpeg', encoderConfigSchema)
-  const video = encoder.video.ladder.map((rung) => `${rung.name} (${rung.width}x${rung.height})`).join(', ')
-  const audio = encoder.audio.flavors.map((flavor) => flavor.name).join(', ')
-  return [
-    {
-      name: 'flavors',
-      ok: true,
-      detail: `video ${video}, ladder ${encoder.video.ladder_preset}; audio ${audio}`,
-    },
-  ]
-}
-
-/** Checks config, database, migrations, flavor names, instance files, storage dir and ffmpeg. */
-export async function doctor(options: LoadConfigOptions = {}): Promise<Check[]> {
+export async function doctor(options: DoctorOptions = {}): Promise<Check[]> {
+  const timeoutMs = options.timeoutMs ?? 10_000
   const checks: Check[] = []
+  const add = (name: string, outcome: Outcome): void => {
+    const check = { name, ...outcome, ok: outcome.status !== 'fail' }
+    checks.push(check)
+    options.onCheck?.(check)
+  }
   let config: Config
   try {
-    config = loadConfig(options).config
-    checks.push({ name: 'config', ok: true, detail: 'valid' })
+    config = await checkConfig(options)
+    add('config', passed(`valid; ${config.plugins.length} plugins (${backendsOf(config)})`))
   } catch (error) {
-    checks.push({
-      name: 'config',
-      ok: false,
-      detail: (error as Error).message,
-      fix: CONFIG_FIX,
-    })
+    add('config', failed(messageOf(error), CONFIG_FIX))
     return checks
+  }
+  add('base_url', baseUrlCheck(config))
+  add('http port', await portCheck(config.http.host, config.http.port, 'http.port (MEDIACTL_PORT) or http.host'))
+  if (config.metrics.port) {
+    add(
+      'metrics port',
+      await portCheck(config.metrics.host, config.metrics.port, 'metrics.port (MEDIACTL_METRICS__PORT)'),
+    )
+  }
+  add('data dir', dataDirCheck(config))
+  add('instance', instanceCheck(config))
+  if (config.plugins.includes('encoder-ffmpeg')) {
+    add('ffmpeg', mediaBinaryCheck('ffmpeg'))
+    add('ffprobe', mediaBinaryCheck('ffprobe'))
+    const flavors = flavorCheck(config)
+    if (flavors) add('flavors', flavors)
   }
 
   const target = databaseTarget(config)
-  const where = target.dialect === 'sqlite' ? target.location : redactUrl(target.location)
+  const where = `${target.dialect} at ${target.dialect === 'sqlite' ? target.location : redactUrl(target.location)}`
+  let kernel: Kernel
+  const booting = bootKernel({ ...options, logger: createLogger('silent') })
   try {
-    await withKernel(options, async (kernel) => {
-      await kernel.orm.em.getConnection().execute('select 1')
-      checks.push({ name: 'database', ok: true, detail: `${target.dialect} at ${where}` })
-      const pending = await kernel.pendingMigrations()
-      checks.push(
-        pending.length
-          ? {
-              name: 'migrations',
-              ok: false,
-              detail: `${pending.length} pending: ${pending.join(', ')}`,
-              fix: 'run "mediactl migrate"',
-            }
-          : { name: 'migrations', ok: true, detail: 'all applied' },
-      )
-      checks.push(...flavorCheck(kernel.config))
-      checks.push(await storageCheck(kernel))
-    })
+    kernel = await within(timeoutMs, booting)
   } catch (error) {
-    // Booting also validates the keys loadConfig leaves to the kernel (unknown keys, plugin sections).
-    if (error instanceof ConfigError) {
-      checks[0] = { name: 'config', ok: false, detail: error.message, fix: CONFIG_FIX }
-      return checks
+    // A boot that outlived the time limit is closed whenever it ends, so the process can exit.
+    booting.then((late) => late.close()).catch(() => undefined)
+    // Booting also validates what needs the plugins loaded; a missing database says so and how to create it.
+    const plugin = (error as { plugin?: unknown }).plugin
+    if (error instanceof ConfigError) add('config', failed(error.message, CONFIG_FIX))
+    else if (typeof plugin === 'string') {
+      add(plugin, failed(messageOf(error), `check the "${plugin}" section of the config (docs/configuration.md)`))
+    } else {
+      add('database', failed(`${where}: ${messageOf(error)}`, databaseFix(config, error)))
+      add('dependencies', skipped('schema, Redis and storage checks need the database'))
     }
-    checks.push({
-      name: 'database',
-      ok: false,
-      detail: `${target.dialect} at ${where}: ${(error as Error).message}`,
-      fix:
-        target.dialect === 'sqlite'
-          ? 'check that the data dir is writable'
-          : 'check that PostgreSQL runs and database.url (MEDIACTL_DATABASE_URL) is right',
-    })
+    return checks
   }
-
-  const paths = instancePaths(config.data_dir)
-  const initialized = Boolean(readSecret(config)) && existsSync(paths.privateKey)
-  checks.push(
-    initialized
-      ? { name: 'instance', ok: true, detail: 'secret and RSA key pair present' }
-      : { name: 'instance', ok: false, detail: 'server secret or RSA key pair missing', fix: 'run "mediactl init"' },
-  )
-
   try {
-    mkdirSync(config.data_dir, { recursive: true })
-    accessSync(config.data_dir, constants.W_OK)
-    checks.push({ name: 'storage', ok: true, detail: `${config.data_dir} is writable` })
-  } catch (error) {
-    checks.push({
-      name: 'storage',
-      ok: false,
-      detail: (error as Error).message,
-      fix: `make ${config.data_dir} writable by this user, or set data_dir`,
-    })
-  }
-
-  for (const name of ['ffmpeg', 'ffprobe'] as const) {
-    const binary = findMediaBinary(name)
-    const version = binary && binaryVersion(binary.path)
-    checks.push(
-      version
-        ? { name, ok: true, detail: `${version} (${binary.source}: ${binary.path})` }
-        : {
-            name,
-            ok: false,
-            detail: 'not found or not runnable',
-            fix: `install it ("apt-get install ffmpeg") or set ${name.toUpperCase()}_PATH`,
-          },
-    )
+    await kernelChecks(kernel, where, timeoutMs, add)
+  } finally {
+    await kernel.close()
   }
   return checks
+}
+
+async function kernelChecks(
+  kernel: Kernel,
+  where: string,
+  timeoutMs: number,
+  add: (name: string, outcome: Outcome) => void,
+): Promise<void> {
+  let database = false
+  try {
+    await within(timeoutMs, kernel.orm.em.getConnection().execute('select 1'))
+    database = true
+    add('database', passed(where))
+  } catch (error) {
+    add('database', failed(`${where}: ${messageOf(error)}`, databaseFix(kernel.config, error)))
+  }
+  if (database) {
+    try {
+      const status = await within(timeoutMs, kernel.migrator.status())
+      const pending = status.filter((m) => !m.executedAt).map((m) => m.name)
+      const applied = status.filter((m) => m.executedAt)
+      add(
+        'migrations',
+        pending.length
+          ? failed(`${pending.length} pending: ${listed(pending)}`, 'run "mediactl migrate"')
+          : passed(`schema up to date (${applied.length} migrations applied)`),
+      )
+    } catch (error) {
+      add('migrations', failed(messageOf(error), 'check the database user may read the mediactl_migrations table'))
+    }
+  } else {
+    add('migrations', skipped('needs the database'))
+  }
+  for (const { name, check } of kernel.readiness.dependencies) {
+    if (name === 'database' || name.startsWith('storage')) continue
+    try {
+      await within(timeoutMs, check())
+      add(name, passed('answers'))
+    } catch (error) {
+      const at = name.startsWith('redis') && kernel.config.redis_url ? ` at ${redactUrl(kernel.config.redis_url)}` : ''
+      add(name, failed(`no answer${at}: ${messageOf(error)}`, dependencyFix(name)))
+    }
+  }
+  add(
+    'storage',
+    await within(timeoutMs, storageBackendCheck(kernel)).catch((error: unknown) =>
+      failed(messageOf(error), 'check that the store is reachable'),
+    ),
+  )
 }

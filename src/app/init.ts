@@ -16,7 +16,7 @@ import {
 import { UserEntity, UserInputError, createUser } from '../../plugins/identity/index.js'
 import { fieldErrorsLine } from './field-errors.js'
 import { type Platform, PlatformEntity, createPlatform } from '../../plugins/platforms/index.js'
-import { bootKernel } from './boot.js'
+import { bootKernel, checkConfig } from './boot.js'
 import { configTemplate } from './config-template.js'
 import { createLogger } from '../kernel/log.js'
 
@@ -57,12 +57,16 @@ export async function initInstance(options: InitOptions): Promise<InitResult> {
     say(message)
   }
   const file = configFilePath(options).path
-  if (!existsSync(file)) {
-    const { config } = loadConfig({
-      ...options,
-      file: undefined,
-      env: { ...(options.env ?? process.env), MEDIACTL_CONFIG: '' },
-    })
+  const written = existsSync(file)
+  const defaults: LoadConfigOptions = {
+    ...options,
+    file: undefined,
+    env: { ...(options.env ?? process.env), MEDIACTL_CONFIG: '' },
+  }
+  // Validated whole before anything is written: a typo must not leave a secret and keys behind.
+  await checkConfig(written ? { ...options, file } : defaults)
+  if (!written) {
+    const { config } = loadConfig(defaults)
     mkdirSync(dirname(file), { recursive: true })
     const relative = relativePath(dirname(file), config.data_dir)
     writeFileSync(

@@ -1,4 +1,5 @@
 import { UserEntity, UserInputError, createUser, rotateApiKey } from '../../plugins/identity/index.js'
+import { didYouMean } from '../shared/closest.js'
 import { fieldErrorsLine } from './field-errors.js'
 import { ProfileEntity } from '../../plugins/identity/index.js'
 import { PlatformEntity } from '../../plugins/platforms/index.js'
@@ -13,6 +14,17 @@ export interface CreateUserOptions extends BootRequest {
   email: string
   password?: string
   admin?: boolean
+}
+
+/**
+ * The profile holding the fewest permissions (the oldest on a tie): a user made without
+ * `--profile` gets no more than it needs, Viewer on a platform with the default profiles.
+ */
+function leastPrivileged<P extends { permissions: string[] }>(profiles: P[]): P | undefined {
+  return profiles.reduce<P | undefined>(
+    (best, p) => (!best || p.permissions.length < best.permissions.length ? p : best),
+    undefined,
+  )
 }
 
 export interface UserKey {
@@ -35,10 +47,25 @@ export async function createUserCommand(options: CreateUserOptions): Promise<Use
       throw new UserInputError(
         `no platform "${options.platform}": list them with GET /platforms or create one with "mediactl platform create"`,
       )
+    const profiles = await em.find(ProfileEntity, { platform }, { orderBy: { id: 'asc' } })
     let profile = undefined
     if (options.profile) {
-      profile = await em.findOne(ProfileEntity, { slug: options.profile, platform })
-      if (!profile) throw new UserInputError(`no profile "${options.profile}" on platform ${platform.slug}`)
+      profile = profiles.find((p) => p.slug === options.profile)
+      if (!profile) {
+        const valid = profiles.map((p) => `${p.slug} (${p.name})`).join(', ')
+        throw new UserInputError(
+          `no profile "${options.profile}" on platform ${platform.slug}${didYouMean(
+            options.profile,
+            profiles.map((p) => p.slug),
+          )}; its profiles: ${valid || 'none'}`,
+        )
+      }
+    } else if (!options.admin) {
+      profile = leastPrivileged(profiles)
+      if (!profile)
+        throw new UserInputError(
+          `platform ${platform.slug} has no profile: create one (POST /platform/${platform.slug}/profiles) or pass --admin`,
+        )
     }
     const { user, apiKey } = await createUser(em, {
       ...options,

@@ -8,6 +8,8 @@ export {
   type LoadConfigOptions,
 } from './config/load.js'
 export { warnMovedKeys } from './config/moved-keys.js'
+export { validatePlugins, type ValidatedPlugins } from './config/validate.js'
+export { BACKENDS, type BackendRole } from './config/plugin-selection.js'
 export type { Config, KernelConfig } from './config/schema.js'
 export { columns, defineMigration, type MigrationDefinition } from './db/migration.js'
 export { MIGRATIONS_TABLE, type MigrationStatus } from './db/migrator.js'
@@ -44,6 +46,7 @@ export { formatDate, renderXml, xml, type TimestampDialect, type XmlNode } from 
 export { ensureKeyPair, ensureSecret, instancePaths, readSecret } from './instance.js'
 export { Kernel, type BootOptions, type Listening, type StartJobsOptions } from './kernel.js'
 export { createLogger, type Logger } from './log.js'
+export type { Counter, Gauge, Histogram, PluginMetrics } from './metrics/metrics-registry.js'
 export {
   catalogOf,
   definePlugin,

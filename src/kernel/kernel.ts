@@ -1,8 +1,8 @@
 import type { IncomingMessage, Server } from 'node:http'
 import type { EntitySchema } from '@mikro-orm/core'
 import { Authz } from './authz/authz.service.js'
-import { ConfigError, pluginConfig } from './config/load.js'
-import { type Config, kernelConfigSchema } from './config/schema.js'
+import type { Config } from './config/schema.js'
+import { validatePlugins } from './config/validate.js'
 import { Migrator, type OwnedMigration } from './db/migrator.js'
 import { type EntityManager, type Orm, databaseTarget, knexOf, openOrm } from './db/orm.js'
 import { openReader } from './db/reader.js'
@@ -22,16 +22,10 @@ import { listenOn } from './http/listen.js'
 import { probeRoutes } from './http/probes.routes.js'
 import { Readiness } from './readiness.js'
 import { Metrics } from './metrics/metrics.js'
+import { MetricsRegistry } from './metrics/metrics-registry.js'
 import { listenMetrics } from './metrics/metrics-server.js'
 import { type Logger, createLogger } from './log.js'
-import {
-  type PluginCatalog,
-  type PluginContext,
-  type PluginDefinition,
-  type Seeder,
-  checkEnabled,
-  resolvePlugins,
-} from './plugin.js'
+import { type PluginCatalog, type PluginContext, type PluginDefinition, type Seeder } from './plugin.js'
 import { PortRegistry } from './ports.js'
 import type { NonceCounterPort } from './ports/nonce-counter.port.js'
 import type { KernelServices } from './services.js'
@@ -59,8 +53,6 @@ export interface Listening {
   url: string
 }
 
-const KERNEL_KEYS = new Set(Object.keys(kernelConfigSchema.shape))
-
 /**
  * The kernel: config → plugins (dependency order) → ORM with their entities → their
  * registrations → ports check. It owns the HTTP pipeline and knows no resource family.
@@ -78,8 +70,11 @@ export class Kernel {
   private readonly starters: { plugin: string; start: () => Promise<void> | void }[] = []
   private readonly hostResolvers: ((host: string) => Promise<string | null>)[] = []
   private server: Server | undefined
-  /** The metrics and their listener, once `serveMetrics` started them. */
-  private metrics: { metrics: Metrics; server: Server } | undefined
+  /** The process's metrics registry: the kernel's metrics and the plugins' (`ctx.metrics`), from boot. */
+  private readonly metricsRegistry = new MetricsRegistry()
+  private readonly metrics: Metrics
+  /** The metrics listener, once `serveMetrics` started it. */
+  private metricsServer: Server | undefined
   private closing = false
   private nonceCounter: MemoryNonceCounter | undefined
   /** Whether `startJobs` started the jobs module in this process. */
@@ -107,6 +102,7 @@ export class Kernel {
       services.log.child({ module: 'jobs' }),
     )
     const knex = knexOf(services.orm)
+    this.metrics = new Metrics(this.metricsRegistry.registry, this.jobs, knex)
     this.readiness.add('database', () => knex.raw('select 1'))
     probeRoutes(this.routes.forPlugin('kernel'), this.readiness, () => this.closing)
   }
@@ -132,15 +128,7 @@ export class Kernel {
     const { config } = options
     const log = options.logger ?? createLogger(config.log_level)
     const { catalog } = options
-    checkEnabled(config.plugins, catalog.names)
-    const plugins = resolvePlugins(config.plugins, await catalog.load([...new Set(config.plugins)]))
-
-    const pluginNames = new Set(catalog.names)
-    const unknown = Object.keys(config).filter((key) => !KERNEL_KEYS.has(key) && !pluginNames.has(key))
-    if (unknown.length) {
-      throw new ConfigError(`unknown configuration key(s): ${unknown.join(', ')}; see docs/configuration.md`)
-    }
-    const slices = new Map(plugins.map((p) => [p.name, p.config ? pluginConfig(config, p.name, p.config) : undefined]))
+    const { plugins, slices } = await validatePlugins(config, catalog)
 
     // The kernel's own tables (jobs) come first: plugins' rows refer to nothing of them.
     const entities = [JobEntity as EntitySchema, ...plugins.flatMap((p) => (p.entities ?? []) as EntitySchema[])]
@@ -164,7 +152,15 @@ export class Kernel {
     }
     const kernel = new Kernel(services, plugins, new Migrator(knexOf(orm), migrations))
     try {
-      for (const plugin of plugins) await plugin.register(kernel.contextFor(plugin, slices.get(plugin.name)) as never)
+      for (const plugin of plugins) {
+        try {
+          await plugin.register(kernel.contextFor(plugin, slices.get(plugin.name)) as never)
+        } catch (error) {
+          // Which plugin failed to start, for `mediactl doctor` to put the blame on the right line.
+          if (error instanceof Error) Object.assign(error, { plugin: plugin.name })
+          throw error
+        }
+      }
       if (kernel.jobTypes.size && !services.ports.has('queue')) {
         throw new Error(
           `jobs are declared (${kernel.jobTypes.describe()}) but no queue backend is enabled: enable queue-inline or queue-bullmq in the "plugins" config key`,
@@ -192,6 +188,7 @@ export class Kernel {
       },
       services,
       authz: services.authz,
+      metrics: this.metricsRegistry.forPlugin(name),
       routes: (declare) => declare(this.routes.forPlugin(name)),
       provide: (port, impl) => services.ports.provide(name, port, impl),
       port: (port) => services.ports.get(port),
@@ -286,7 +283,7 @@ export class Kernel {
       authenticate,
       challenge,
       isClosing: () => this.closing,
-      observe: (request) => this.metrics?.metrics.observe(request),
+      observe: (request) => this.metrics.observe(request),
       hostPrefix: async (host) => {
         for (const resolve of this.hostResolvers) {
           const prefix = await resolve(host)
@@ -303,27 +300,22 @@ export class Kernel {
    */
   async serveMetrics(): Promise<string | null> {
     const { port, host } = this.config.metrics
-    if (!port || this.metrics) return null
-    const metrics = new Metrics(this.jobs)
-    try {
-      const { server, url } = await listenMetrics(metrics, port, host)
-      this.metrics = { metrics, server }
-      this.log.info({ url }, 'metrics served')
-      return url
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      throw new Error(
-        `cannot serve metrics on ${host}:${port} (${code ?? (error as Error).message}): choose another metrics.port (MEDIACTL_METRICS__PORT), or 0 for no metrics`,
-        { cause: error },
-      )
-    }
+    if (!port || this.metricsServer) return null
+    this.metrics.collectProcess()
+    const { server, url } = await listenMetrics(this.metricsRegistry, port, host)
+    this.metricsServer = server
+    this.log.info({ url }, 'metrics served')
+    return url
   }
 
   /** Starts the HTTP server. */
   async listen(port = this.config.http.port, host = this.config.http.host): Promise<Listening> {
     const server = createHttpServer(this.requestListener(), this.config.http, this.services.log)
     this.server = server
-    const address = await listenOn(server, port, host)
+    const address = await listenOn(server, port, host, {
+      port: 'http.port (MEDIACTL_PORT, serve --port)',
+      host: 'http.host (MEDIACTL_HOST, serve --host)',
+    })
     const url = `http://${displayHost(host)}:${address.port}`
     // Without a configured public URL, links follow the address actually bound (port 0 included).
     if (!this.config.base_url) this.services.links = new LinkBuilder(url)
@@ -369,8 +361,8 @@ export class Kernel {
     await this.jobs.flush(graceMs)
     // Each plugin in isolation, within its own time box: one failing or hanging does not keep the others or the process.
     for (const { plugin, stop } of [...this.stoppers].reverse()) await stopPlugin(plugin, stop, graceMs, this.log)
-    const metricsServer = this.metrics?.server
-    this.metrics = undefined
+    const metricsServer = this.metricsServer
+    this.metricsServer = undefined
     if (metricsServer) {
       const closed = new Promise<void>((resolve) => metricsServer.close(() => resolve()))
       // Scrapers keep their connection open: nothing of theirs is worth waiting for.

@@ -1,4 +1,5 @@
 import type { EntitySchema } from '@mikro-orm/core'
+import { didYouMean } from '../shared/closest.js'
 import type { z } from 'zod'
 import type { Authz } from './authz/authz.service.js'
 import type { Config } from './config/schema.js'
@@ -11,6 +12,7 @@ import type { Logger } from './log.js'
 import type { KernelPorts, PortName } from './ports.js'
 import type { EnqueueOptions, JobHandler, JobRecord, JobTypeOptions } from './jobs/job.types.js'
 import type { Reconciler } from './jobs/jobs.js'
+import type { PluginMetrics } from './metrics/metrics-registry.js'
 import type { KernelServices } from './services.js'
 
 /** A seeding step: creates default rows when missing. Must be idempotent. */
@@ -30,6 +32,12 @@ export interface PluginContext<C = unknown> {
   readonly links: LinkBuilder
   /** The authorization service: register object kinds, check permissions. */
   readonly authz: Authz
+  /**
+   * Declares Prometheus metrics (`mediactl_*`, during register) on the process's registry,
+   * served with the kernel's on `metrics.port`; answers prom-client's objects to record with.
+   * List each in docs/operations.md (Metrics).
+   */
+  readonly metrics: PluginMetrics
   /** The kernel services (ORM, secret, ...), for work outside a request. */
   readonly services: KernelServices
   /** Declares HTTP routes. */
@@ -126,9 +134,11 @@ export function catalogOf(definitions: readonly PluginDefinition<never>[]): Plug
 /** Throws the error of `resolvePlugins` for an enabled name that no plugin of the catalog has. */
 export function checkEnabled(enabled: readonly string[], available: readonly string[]): void {
   const unknown = enabled.find((name) => !available.includes(name))
-  if (unknown !== undefined) {
-    throw new Error(`unknown plugin "${unknown}" in the "plugins" config key; available: ${available.join(', ')}`)
-  }
+  if (unknown !== undefined) throw new Error(unknownPlugin(unknown, available))
+}
+
+function unknownPlugin(name: string, available: readonly string[]): string {
+  return `unknown plugin "${name}" in the "plugins" config key (or plugins.enable, MEDIACTL_PLUGINS)${didYouMean(name, available)}; available: ${available.join(', ')}`
 }
 
 export function definePlugin<C = unknown>(definition: PluginDefinition<C>): PluginDefinition<C> {
@@ -149,11 +159,7 @@ export function resolvePlugins(enabled: string[], available: PluginDefinition<ne
   for (const name of enabled) {
     if (seen.has(name)) throw new Error(`plugin "${name}" is listed twice in the "plugins" config key`)
     seen.add(name)
-    if (!byName.has(name)) {
-      throw new Error(
-        `unknown plugin "${name}" in the "plugins" config key; available: ${[...byName.keys()].join(', ')}`,
-      )
-    }
+    if (!byName.has(name)) throw new Error(unknownPlugin(name, [...byName.keys()]))
   }
   const ordered: PluginDefinition<never>[] = []
   const state = new Map<string, 'visiting' | 'done'>()
@@ -167,7 +173,7 @@ export function resolvePlugins(enabled: string[], available: PluginDefinition<ne
     for (const dependency of plugin.dependsOn ?? []) {
       if (!seen.has(dependency)) {
         throw new Error(
-          `plugin "${name}" depends on "${dependency}", which is not enabled: add it to the "plugins" config key`,
+          `plugin "${name}" depends on "${dependency}", which is not enabled: enable "${dependency}" (plugins.enable, or the "plugins" list) or disable "${name}" too (plugins.disable)`,
         )
       }
       visit(dependency, [...chain, name])

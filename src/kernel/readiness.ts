@@ -24,6 +24,11 @@ export class Readiness {
     this.checks.push({ name, check })
   }
 
+  /** The declared dependencies, in order: `mediactl doctor` checks each with messages of its own. */
+  get dependencies(): readonly { name: string; check: () => Promise<unknown> }[] {
+    return this.checks
+  }
+
   /** Checks every dependency (or answers the report of the last second). */
   report(): Promise<ReadinessReport> {
     if (this.last && Date.now() - this.last.at < REUSE_MS) return Promise.resolve(this.last.report)

@@ -127,7 +127,7 @@ describe('an LMS integration of about 2015, replayed against mediactl', () => {
       startEncodingApp({ config: { 'encoder-ffmpeg': ENCODER } }),
       makeMedia('video', { seconds: 2, size: SOURCE }),
     ])
-    // The LMS's account: a platform administrator, as an operator makes with `mediactl user create`.
+    // The LMS's account: a platform administrator, as an operator makes with `mediactl user create --profile default-administrator`.
     lms = await app.createUser({ username: 'fun-lms' })
   })
   afterAll(async () => app?.close())

@@ -40,8 +40,8 @@ describe.concurrent('invalid configuration', () => {
   it('doctor reports an invalid value as a failed config check with a fix', async () => {
     const result = await cli(['doctor'], { cwd: dir, env: { MEDIACTL_PORT: 'abc' } })
     expect(result.code).toBe(1)
-    expect(result.stdout).toMatch(/^FAIL {2}config {5}invalid configuration:\n {2}http\.port: Expected number/)
-    expect(result.stdout).toContain('fix: correct the key named above')
+    expect(result.stdout).toMatch(/^✗ config +invalid configuration:\n {2}http\.port: Expected number/)
+    expect(result.stdout).toContain('→ correct the key named above')
   })
 
   it('--config naming a missing file exits 1 and says how to create it', async () => {
@@ -61,13 +61,14 @@ describe('keys in the config file', () => {
       writeFileSync(join(other, 'mediactl.yaml'), 'colour: blue\nhttp:\n  port: 9000\n')
       const result = await cli(['migrate', 'status'], { cwd: other })
       expect(result.code).toBe(1)
-      expect(result.stderr).toBe('mediactl: unknown configuration key(s): colour; see docs/configuration.md\n')
+      expect(result.stderr).toBe('mediactl: unknown configuration key(s): "colour"; see docs/configuration.md\n')
 
       const doctor = await cli(['doctor'], { cwd: other })
       expect(doctor.code).toBe(1)
-      expect(doctor.stdout.split('\n').slice(0, 2)).toEqual([
-        'FAIL  config     unknown configuration key(s): colour; see docs/configuration.md',
-        '                 fix: correct the key named above (docs/configuration.md lists every key)',
+      expect(doctor.stdout.split('\n').slice(0, 3)).toEqual([
+        `✗ config${' '.repeat(17)}unknown configuration key(s): "colour"; see docs/configuration.md`,
+        `${' '.repeat(25)}→ correct the key named above (docs/configuration.md lists every key)`,
+        '',
       ])
     } finally {
       removeDir(other)
@@ -81,7 +82,7 @@ describe('keys in the config file', () => {
       const result = await cli(['migrate', 'status'], { cwd: other })
       expect(result.code).toBe(1)
       expect(result.stderr).toBe(
-        `mediactl: invalid configuration (${join(other, 'mediactl.yaml')}):\n  http: Unrecognized key(s) in object: 'colour'\n`,
+        `mediactl: invalid configuration (${join(other, 'mediactl.yaml')}):\n  http: unknown key "colour"\n`,
       )
     } finally {
       removeDir(other)

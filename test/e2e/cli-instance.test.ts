@@ -160,19 +160,25 @@ describe('mediactl doctor on a healthy instance', () => {
     const result = await cli(['doctor'], opts())
     expect(result.code).toBe(0)
     const lines = result.stdout.trimEnd().split('\n')
-    expect(lines.map((l) => l.split(/\s+/).slice(0, 2).join(' '))).toEqual([
-      'ok config',
-      'ok database',
-      'ok migrations',
-      'ok flavors',
-      'ok backend',
-      'ok instance',
-      'ok storage',
-      'ok ffmpeg',
-      'ok ffprobe',
+    const marks = lines.filter((l) => !l.startsWith(' ')).map((l) => l.slice(0, 2) + l.slice(2).split(/ {2,}/)[0])
+    expect(marks).toEqual([
+      '✓ config',
+      // No public URL in a fresh instance: worth a look, not a failure.
+      '! base_url',
+      expect.stringMatching(/^[✓!] http port$/),
+      '✓ data dir',
+      '✓ instance',
+      '✓ ffmpeg',
+      '✓ ffprobe',
+      '✓ flavors',
+      '✓ database',
+      '✓ migrations',
+      '✓ storage',
     ])
     expect(result.stdout).toContain(`sqlite at ${join(dir, 'data', 'mediactl.sqlite')}`)
-    expect(result.stdout).not.toContain('fix:')
+    expect(result.stdout).toMatch(/✓ migrations +schema up to date \(\d+ migrations applied\)/)
+    expect(result.stdout).toMatch(/✓ config +valid; 20 plugins \(queue inline, storage fs, state memory\)/)
+    expect(result.stdout).toMatch(/✓ ffmpeg +ffmpeg version \S+ \((PATH|FFMPEG_PATH|bundled npm copy): /)
     // The flavor names clients will see.
     expect(result.stdout).toMatch(/flavors\s+video 1080p \(1920x1080\), 720p .*ladder resolution; audio aac, mp3/)
   })
@@ -188,13 +194,34 @@ describe('mediactl user create', () => {
       username: 'bob',
       api_key: expect.stringMatching(/^[A-Za-z0-9]{40}$/),
       platform: 'default',
-      profile: 'default-administrator',
+      profile: 'default-viewer',
     })
     const client = new DigestClient(server.url, 'bob', bob.api_key as string)
     expect((await client.get('/')).status).toBe(200)
     expect((await client.get('/platform/default')).status).toBe(200)
-    // A platform administrator is no installation administrator.
+    // The least-privileged profile by default: reading, not writing, and no installation administration.
+    expect((await client.post('/platform/default/medias', { form: { name: 'Not mine' } })).status).toBe(403)
     expect((await client.get('/platforms')).status).toBe(403)
+  })
+
+  it('gives the profile asked for with --profile', async () => {
+    const dan = await cliJson(
+      [
+        'user',
+        'create',
+        '--platform',
+        'default',
+        '--username',
+        'dan',
+        '--email',
+        'dan@example.org',
+        '--profile',
+        'default-administrator',
+      ],
+      opts(),
+    )
+    expect(dan.profile).toBe('default-administrator')
+    expect((await new DigestClient(server.url, 'dan', dan.api_key as string).get('/platforms')).status).toBe(403)
   })
 
   it('makes an installation administrator with --admin, printing the key once in plain text', async () => {
@@ -235,7 +262,28 @@ describe('mediactl user create', () => {
       ['user', 'create', '--platform', 'default', '--profile', 'nope', '--username', 'dave', '--email', 'd@x.org'],
       opts(),
     )
-    expect(profile).toMatchObject({ code: 1, stderr: 'mediactl: no profile "nope" on platform default\n' })
+    expect(profile.code).toBe(1)
+    expect(profile.stderr).toMatch(
+      /^mediactl: no profile "nope" on platform default; its profiles: default-administrator \(Administrator\), default-publisher \(Publisher\), default-viewer \(Viewer\)/,
+    )
+    const typo = await cli(
+      [
+        'user',
+        'create',
+        '--platform',
+        'default',
+        '--profile',
+        'default-publsher',
+        '--username',
+        'dave',
+        '--email',
+        'd@x.org',
+      ],
+      opts(),
+    )
+    expect(typo.stderr).toContain(
+      'no profile "default-publsher" on platform default (did you mean "default-publisher"?)',
+    )
   })
 
   it('requires --platform, --username and --email', async () => {
@@ -302,7 +350,7 @@ describe('mediactl platform create', () => {
       ['user', 'create', '--platform', 'campus-tv', '--username', 'gina', '--email', 'gina@example.org'],
       opts(),
     )
-    expect(user.profile).toBe('campus-tv-administrator')
+    expect(user.profile).toBe('campus-tv-viewer')
   })
 })
 
@@ -369,16 +417,20 @@ describe('mediactl doctor on a broken instance', () => {
     const result = await cli(['doctor'], { cwd: other })
     expect(result.code).toBe(1)
     const lines = result.stdout.split('\n')
-    const failed = lines.findIndex((l) => l.startsWith('FAIL  instance'))
-    expect(lines[failed]).toMatch(/^FAIL {2}instance {3}server secret or RSA key pair missing$/)
-    expect(lines[failed + 1]?.trim()).toBe('fix: run "mediactl init"')
-    expect(lines.filter((l) => l.startsWith('FAIL'))).toHaveLength(1)
+    const failed = lines.findIndex((l) => l.startsWith('✗ instance'))
+    expect(lines[failed]).toMatch(/^✗ instance +server secret or RSA key pair missing$/)
+    expect(lines[failed + 1]?.trim()).toMatch(/^→ run "mediactl init"/)
+    expect(lines.filter((l) => l.startsWith('✗'))).toHaveLength(1)
 
     const json = await cli(['doctor', '--json'], { cwd: other })
     expect(json.code).toBe(1)
     const report = JSON.parse(json.stdout) as { ok: boolean; checks: { name: string; ok: boolean; fix?: string }[] }
     expect(report.ok).toBe(false)
-    expect(report.checks.find((c) => c.name === 'instance')).toMatchObject({ ok: false, fix: 'run "mediactl init"' })
+    expect(report.checks.find((c) => c.name === 'instance')).toMatchObject({
+      ok: false,
+      status: 'fail',
+      fix: expect.stringMatching(/^run "mediactl init"/),
+    })
 
     // serve cannot authenticate anyone without the secret: it refuses and says how to fix it.
     const refused = await cli(['serve', '--port', '0', '--host', '127.0.0.1'], { cwd: other })

@@ -169,10 +169,10 @@ describe('mediactl migrate, seed and serve with pending migrations', () => {
     const result = await cli(['doctor'], opts())
     expect(result.code).toBe(1)
     const lines = result.stdout.split('\n')
-    const failed = lines.findIndex((l) => l.startsWith('FAIL'))
-    expect(lines[failed]).toBe(`FAIL  migrations 1 pending: ${last}`)
-    expect(lines[failed + 1]?.trim()).toBe('fix: run "mediactl migrate"')
-    expect(lines.filter((l) => l.startsWith('FAIL'))).toHaveLength(1)
+    const failed = lines.findIndex((l) => l.startsWith('✗'))
+    expect(lines[failed]).toMatch(new RegExp(`^✗ migrations +1 pending: ${last}$`))
+    expect(lines[failed + 1]?.trim()).toBe('→ run "mediactl migrate"')
+    expect(lines.filter((l) => l.startsWith('✗'))).toHaveLength(1)
   })
 
   it('serve refuses to start with exit code 1 and says how to fix it', async () => {

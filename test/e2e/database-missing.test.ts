@@ -42,7 +42,22 @@ describe.skipIf(!TEST_PG_URL)('a PostgreSQL database that does not exist (MEDIAC
     removeDir(dir)
   })
 
-  it.each([['migrate'], ['serve'], ['worker'], ['jobs', 'list'], ['init', '--admin-email', 'a@example.org']])(
+  it.each([
+    ['migrate'],
+    ['migrate', 'status'],
+    ['seed'],
+    ['purge'],
+    ['serve'],
+    ['worker'],
+    ['jobs', 'list'],
+    ['jobs', 'retry', '1'],
+    ['jobs', 'cancel', '1'],
+    ['user', 'create', '--platform', 'default', '--username', 'ann', '--email', 'ann@example.org'],
+    ['user', 'key', 'ann'],
+    ['platform', 'create', '--name', 'Typo'],
+    ['platform', 'update', 'default', '--timestamps', 'unix'],
+    ['init', '--admin-email', 'a@example.org'],
+  ])(
     '`mediactl %s` fails naming the database and how to create it, and creates nothing',
     async (...args) => {
       const result = await cli(args, { cwd: dir, env })
@@ -57,7 +72,11 @@ describe.skipIf(!TEST_PG_URL)('a PostgreSQL database that does not exist (MEDIAC
 
   it('`mediactl doctor` reports it as the database check failing, and creates nothing', async () => {
     const result = await cli(['doctor'], { cwd: dir, env })
-    expect(result.stdout).toMatch(new RegExp(`FAIL\\s+database .*the database "${name}" does not exist`))
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(new RegExp(`✗ database +postgresql at .*the database "${name}" does not exist`))
+    expect(result.stdout).toContain(
+      '→ correct database.url (MEDIACTL_DATABASE_URL) if it has a typo, or create the database',
+    )
     expect(await exists(name)).toBe(false)
   }, 60_000)
 

@@ -873,7 +873,7 @@ describe('the jobs configuration', () => {
     expect(() => load({ jobs: { lease: 3601, reconcile_interval: 86401, keep_finished: 1.5 } })).toThrow(
       /jobs\.lease[\s\S]*jobs\.reconcile_interval[\s\S]*jobs\.keep_finished/,
     )
-    expect(() => load({ jobs: { retries: 2 } })).toThrow(/jobs: Unrecognized key\(s\) in object: 'retries'/)
+    expect(() => load({ jobs: { retries: 2 } })).toThrow(/jobs: unknown key "retries"$/m)
   })
 
   it('jobConcurrency: configured, else one per two cores, at least 1', () => {
@@ -898,7 +898,7 @@ describe('the jobs configuration', () => {
     expect(quiet.lines.filter((line) => line.level === WARN)).toEqual([])
     // Other keys are still refused.
     await expect(bootWith(['queue-inline'], { 'queue-inline': { retries: 1 } })).rejects.toThrow(
-      /queue-inline: Unrecognized key\(s\) in object: 'retries'/,
+      /queue-inline: unknown key "retries"/,
     )
   })
 })

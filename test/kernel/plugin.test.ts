@@ -64,7 +64,7 @@ describe('resolvePlugins', () => {
   it('names an unknown plugin and the available ones', () => {
     const message = failure(() => resolvePlugins(['root', 'storage-ftp'], catalog))
     expect(message).toBe(
-      'unknown plugin "storage-ftp" in the "plugins" config key; available: streams, media, platforms, identity, root, widgets',
+      'unknown plugin "storage-ftp" in the "plugins" config key (or plugins.enable, MEDIACTL_PLUGINS); available: streams, media, platforms, identity, root, widgets',
     )
   })
 
@@ -81,7 +81,7 @@ describe('resolvePlugins', () => {
   it('names a missing dependency and how to fix it', () => {
     const message = failure(() => resolvePlugins(['streams', 'platforms'], catalog))
     expect(message).toBe(
-      'plugin "streams" depends on "media", which is not enabled: add it to the "plugins" config key',
+      'plugin "streams" depends on "media", which is not enabled: enable "media" (plugins.enable, or the "plugins" list) or disable "streams" too (plugins.disable)',
     )
   })
 

@@ -1,8 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { parse as parseYaml } from 'yaml'
-import type { z } from 'zod'
+import { z } from 'zod'
+import { didYouMean } from '../../shared/closest.js'
 import { packageRoot } from '../../shared/package-root.js'
+import { type BackendChoices, type PluginsLayer, applyBackends, foldPlugins } from './plugin-selection.js'
 import { type Config, kernelConfigSchema } from './schema.js'
 
 /** Raised for any configuration problem; the message names the key and what is expected. */
@@ -33,7 +35,13 @@ const STRING_KEYS = new Set([
   'auth.realm',
   'auth.secret',
   'redis_url',
+  'queue',
+  'storage',
+  'state',
 ])
+
+/** Keys whose environment value is a comma-separated list of plugin names. */
+const PLUGIN_LIST_KEYS = new Set(['plugins', 'plugins.enable', 'plugins.disable'])
 
 /** Variables that are read elsewhere and are not config keys. */
 const ENV_IGNORED = new Set(['MEDIACTL_CONFIG', 'MEDIACTL_DEBUG'])
@@ -126,22 +134,80 @@ function genericPath(name: string): string {
  */
 export function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
   const out: Record<string, unknown> = {}
+  const plugins: Record<string, string[]> = {}
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith('MEDIACTL_') || raw === undefined || ENV_IGNORED.has(name)) continue
     if (name.startsWith('MEDIACTL_TEST_')) continue
     const path = ENV_ALIASES[name] ?? genericPath(name)
-    const value = STRING_KEYS.has(path) ? raw : parseEnvValue(raw)
-    setPath(out, path, path === 'plugins' && typeof value === 'string' ? value.split(',').map((s) => s.trim()) : value)
+    if (PLUGIN_LIST_KEYS.has(path)) {
+      plugins[path] = raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+      continue
+    }
+    setPath(out, path, STRING_KEYS.has(path) ? raw : parseEnvValue(raw))
+  }
+  // MEDIACTL_PLUGINS (the whole set) with MEDIACTL_PLUGINS__ENABLE/__DISABLE: the changes apply to that set.
+  const changes = { enable: plugins['plugins.enable'], disable: plugins['plugins.disable'] }
+  const list = plugins.plugins
+  if (list) {
+    out.plugins =
+      changes.enable || changes.disable
+        ? foldPlugins([
+            { source: 'the environment', value: list },
+            { source: 'the environment', value: changes },
+          ])
+        : list
+  } else if (changes.enable || changes.disable) {
+    out.plugins = Object.fromEntries(Object.entries(changes).filter(([, names]) => names))
   }
   return out
 }
 
-/** Formats zod issues as `key: message` lines. */
-export function describeIssues(issues: z.ZodIssue[], prefix = ''): string {
+/** The object schema at a path of a schema (through optional, default, effects), if any. */
+function objectAt(schema: z.ZodTypeAny | undefined, path: (string | number)[]): z.AnyZodObject | undefined {
+  let node = schema
+  for (let i = 0; node;) {
+    if (node instanceof z.ZodOptional || node instanceof z.ZodNullable || node instanceof z.ZodDefault) {
+      node = node._def.innerType as z.ZodTypeAny
+    } else if (node instanceof z.ZodEffects) {
+      node = node._def.schema as z.ZodTypeAny
+    } else if (i === path.length) {
+      return node instanceof z.ZodObject ? node : undefined
+    } else if (node instanceof z.ZodObject) {
+      node = (node.shape as Record<string, z.ZodTypeAny>)[String(path[i++])]
+    } else if (node instanceof z.ZodArray) {
+      node = node.element as z.ZodTypeAny
+      i++
+    } else {
+      return undefined
+    }
+  }
+  return undefined
+}
+
+/** A zod issue's message, with the closest valid name for an unknown key or value. */
+function issueMessage(issue: z.ZodIssue, schema: z.ZodTypeAny | undefined): string {
+  if (issue.code === 'unrecognized_keys') {
+    const known = Object.keys(objectAt(schema, issue.path)?.shape ?? {})
+    return issue.keys.map((key) => `unknown key "${key}"${didYouMean(key, known)}`).join('; ')
+  }
+  if (issue.code === 'invalid_enum_value') {
+    return `${issue.message}${didYouMean(String(issue.received), issue.options.map(String))}`
+  }
+  return issue.message
+}
+
+/**
+ * Formats zod issues as `key: message` lines; with the schema, an unknown key or value
+ * names the closest valid one.
+ */
+export function describeIssues(issues: z.ZodIssue[], prefix = '', schema?: z.ZodTypeAny): string {
   return issues
     .map((issue) => {
       const key = [prefix, ...issue.path.map(String)].filter(Boolean).join('.')
-      return `  ${key || '(root)'}: ${issue.message}`
+      return `  ${key || '(root)'}: ${issueMessage(issue, schema)}`
     })
     .join('\n')
 }
@@ -163,25 +229,38 @@ export function configFilePath(options: LoadConfigOptions = {}): { path: string;
 export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const env = options.env ?? process.env
   const cwd = options.cwd ?? process.cwd()
-  let merged = readYaml(resolve(packageRoot(), 'config/default.yaml'))
+  const layers: { source: string; values: Record<string, unknown> }[] = [
+    { source: 'config/default.yaml', values: readYaml(resolve(packageRoot(), 'config/default.yaml')) },
+  ]
   const { path, explicit } = configFilePath(options)
   let file: string | undefined
   if (existsSync(path)) {
     const fromFile = readYaml(path)
     // A relative data_dir in a config file is relative to that file, wherever the command runs.
     if (typeof fromFile.data_dir === 'string') fromFile.data_dir = resolve(dirname(path), fromFile.data_dir)
-    merged = merge(merged, fromFile)
+    layers.push({ source: path, values: fromFile })
     file = path
   } else if (explicit) {
     throw new ConfigError(`config file ${path} does not exist; create it or run "mediactl init --config ${path}"`)
   }
-  merged = merge(merged, envOverrides(env))
-  if (options.overrides) merged = merge(merged, options.overrides)
+  layers.push({ source: 'the environment', values: envOverrides(env) })
+  if (options.overrides) layers.push({ source: 'the command line', values: options.overrides })
+  // `plugins` is folded layer by layer (a list replaces, enable/disable change): never merged as a mapping.
+  const pluginLayers: PluginsLayer[] = layers.map(({ source, values }) => ({ source, value: values.plugins }))
+  let merged: Record<string, unknown> = {}
+  for (const { values } of layers) merged = merge(merged, { ...values, plugins: undefined })
+  try {
+    merged.plugins = foldPlugins(pluginLayers)
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: ${(error as Error).message}`)
+  }
   const result = kernelConfigSchema.safeParse(merged)
   if (!result.success) {
-    throw new ConfigError(`invalid configuration${file ? ` (${file})` : ''}:\n${describeIssues(result.error.issues)}`)
+    const issues = describeIssues(result.error.issues, '', kernelConfigSchema)
+    throw new ConfigError(`invalid configuration${file ? ` (${file})` : ''}:\n${issues}`)
   }
   const config = result.data as Config
+  config.plugins = applyBackends(config.plugins, config as BackendChoices)
   config.data_dir = resolve(cwd, config.data_dir)
   return { config, file }
 }
@@ -189,6 +268,10 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
 /** Validates a plugin's config slice with its schema, naming bad keys under the plugin's key. */
 export function pluginConfig<T>(config: Config, name: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>): T {
   const result = schema.safeParse(config[name] ?? {})
-  if (!result.success) throw new ConfigError(`invalid configuration:\n${describeIssues(result.error.issues, name)}`)
+  if (!result.success) {
+    throw new ConfigError(
+      `invalid configuration:\n${describeIssues(result.error.issues, name, schema as z.ZodTypeAny)}`,
+    )
+  }
   return result.data
 }

@@ -1,7 +1,12 @@
 import { z } from 'zod'
+import { BACKENDS } from './plugin-selection.js'
 
 const logLevel = z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
 const positiveInt = z.number().int().positive()
+const backend = <R extends keyof typeof BACKENDS>(role: R) =>
+  z.enum(
+    Object.keys(BACKENDS[role]) as [keyof (typeof BACKENDS)[R] & string, ...(keyof (typeof BACKENDS)[R] & string)[]],
+  )
 
 /**
  * The kernel's part of the configuration. Plugin settings live under a top-level key named
@@ -59,6 +64,15 @@ export const kernelConfigSchema = z
         ]),
         /** Largest number of pooled connections. */
         pool_max: positiveInt,
+        /** Seconds to open a connection (PostgreSQL); past it the attempt fails and the request answers 503. */
+        connect_timeout: z.number().positive(),
+        /** Seconds a request waits for a free pooled connection (PostgreSQL) before it answers 503. */
+        acquire_timeout: z.number().positive(),
+        /**
+         * Seconds one SQL statement may run before PostgreSQL cancels it (the request answers 503);
+         * 0: no limit. Migrations are exempt.
+         */
+        statement_timeout: z.number().min(0),
         /** Logs SQL statements at debug level. */
         debug: z.boolean(),
       })
@@ -110,7 +124,16 @@ export const kernelConfigSchema = z
       .strict(),
     /** Redis URL shared by the plugins that use Redis (state-redis, queue backends); empty: none. */
     redis_url: z.union([z.literal(''), z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')]),
-    /** Names of the plugins to load. */
+    /** The job queue backend: `inline` (the database, polled) or `bullmq` (signalled through Redis); unset: as `plugins` says. */
+    queue: backend('queue').optional(),
+    /** Where file bytes live: `fs` (local disk) or `s3` (an S3-compatible bucket); unset: as `plugins` says. */
+    storage: backend('storage').optional(),
+    /** Shared request state (nonce counts, upload locks): `memory` (one process) or `redis` (every process); unset: as `plugins` says. */
+    state: backend('state').optional(),
+    /**
+     * The enabled plugins: a list replaces the whole set; a mapping with `enable` and `disable`
+     * lists changes the default set (or the set an earlier layer chose).
+     */
     plugins: z.array(z.string().min(1)).min(1),
   })
   .passthrough()

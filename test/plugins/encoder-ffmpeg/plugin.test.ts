@@ -117,7 +117,7 @@ describe('encoder-ffmpeg plugin', () => {
     )
     await expect(encoderOf(section({ video: { preset: 'warp' } }))).rejects.toThrow(/encoder-ffmpeg\.video\.preset/)
     await expect(encoderOf(section({ time_limit: 0 }))).rejects.toThrow(/encoder-ffmpeg\.time_limit/)
-    await expect(encoderOf(section({ bogus: 1 }))).rejects.toThrow(/Unrecognized key\(s\) in object: 'bogus'/)
+    await expect(encoderOf(section({ bogus: 1 }))).rejects.toThrow(/encoder-ffmpeg: unknown key "bogus"/)
   })
 
   it('stops the boot with a clear error when a binary is missing', async () => {

@@ -127,7 +127,7 @@ describe('max_users', () => {
         'the username "FREE0" is already used; choose another one; the email "free0@example.org" is already used on this platform; choose another one',
       )
       const made = await command({ platform: 'default', username: 'cli-ok', email: 'cli-ok@example.org' })
-      expect(made).toMatchObject({ username: 'cli-ok', platform: 'default', profile: 'default-administrator' })
+      expect(made).toMatchObject({ username: 'cli-ok', platform: 'default', profile: 'default-viewer' })
       expect((await app.clientFor('cli-ok', made.api_key).get('/user/cli-ok')).status).toBe(200)
     })
   })

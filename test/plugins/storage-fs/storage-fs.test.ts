@@ -49,7 +49,7 @@ describe('storage-fs plugin', () => {
 
   it('refuses an unknown key of its section, naming it', async () => {
     await expect(storageOf({ overrides: { 'storage-fs': { rooot: 'x' } } })).rejects.toThrow(
-      /storage-fs: Unrecognized key\(s\) in object: 'rooot'/,
+      /storage-fs: unknown key "rooot" \(did you mean "root"\?\)/,
     )
     await expect(storageOf({ overrides: { 'storage-fs': { root: 'x', bad: 1 } } })).rejects.toBeInstanceOf(ConfigError)
   })
