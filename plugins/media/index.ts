@@ -23,7 +23,7 @@ export { isHostName } from './media.fields.js'
  */
 export default definePlugin({
   name: 'media',
-  dependsOn: ['platforms', 'identity'],
+  dependsOn: ['root', 'platforms', 'identity'],
   entities: [MediaEntity],
   migrations: [init],
   register(ctx) {

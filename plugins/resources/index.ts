@@ -35,7 +35,7 @@ export { countView } from './resource.service.js'
  */
 export default definePlugin({
   name: 'resources',
-  dependsOn: ['streams', 'channels', 'files', 'encoding', 'subtitles', 'metadata'],
+  dependsOn: ['identity', 'streams', 'channels', 'files', 'encoding', 'subtitles', 'metadata'],
   config: resourcesConfigSchema,
   entities: [ResourceEntity],
   migrations: [init],

@@ -20,7 +20,7 @@ export { type StreamFilter, type StreamView, streamQueries } from './stream.quer
  */
 export default definePlugin({
   name: 'streams',
-  dependsOn: ['media'],
+  dependsOn: ['identity', 'media'],
   entities: [StreamEntity],
   migrations: [init],
   register(ctx) {

@@ -8,7 +8,7 @@ import { feedRoutes } from './feed.routes.js'
  */
 export default definePlugin({
   name: 'syndication',
-  dependsOn: ['channels', 'resources'],
+  dependsOn: ['media', 'encoding', 'channels', 'resources'],
   register(ctx) {
     ctx.routes(feedRoutes)
   },
