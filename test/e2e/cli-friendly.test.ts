@@ -54,7 +54,7 @@ describe('printed URLs follow the configuration', () => {
       env: { MEDIACTL_PORT: '9124' },
     })
     expect(platform.url).toBe('http://localhost:9124/platform/campus')
-  }, 120_000)
+  })
 })
 
 describe('serve on a taken port', () => {

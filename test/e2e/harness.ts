@@ -4,6 +4,11 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { vi } from 'vitest'
+
+// A test here runs several `mediactl` processes, each a few seconds on two busy cores (Node start, plugins, the
+// database): a bound of its own, generous, that only catches a hang, where the suite's 30 s made loaded runs flaky.
+vi.setConfig({ testTimeout: 120_000 })
 
 /** The repository root: bin/run.js runs the compiled dist/ (npm test builds it first). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
@@ -102,7 +107,7 @@ export function start(args: string[], options: CliOptions, ready: string): Promi
   })
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')))
   const name = args[0]
-  const waitFor = (text: string, timeoutMs = 15_000): Promise<void> =>
+  const waitFor = (text: string, timeoutMs = 60_000): Promise<void> =>
     new Promise((resolveWait, reject) => {
       if (stdout.includes(text)) return resolveWait()
       const timer = setTimeout(
