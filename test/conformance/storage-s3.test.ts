@@ -30,23 +30,29 @@ if (TEST_S3) {
     }
   })
 } else {
-  storageConformance('storage-s3 (s3rver)', async () => {
-    const server = await startLocalS3()
-    const config = s3ConfigSchema.parse({ ...server.config, ...SIZING })
-    const client = createS3Client(config)
-    // s3rver implements neither AbortMultipartUpload nor ListMultipartUploads: no leftovers check here.
-    const storage = new S3Storage({
-      client,
-      bucket: config.bucket,
-      partSize: config.part_size,
-      queueSize: config.queue_size,
-    })
-    return {
-      storage,
-      async cleanup() {
-        client.destroy()
-        await server.stop()
-      },
-    }
-  })
+  storageConformance(
+    'storage-s3 (s3rver)',
+    async () => {
+      const server = await startLocalS3()
+      const config = s3ConfigSchema.parse({ ...server.config, ...SIZING })
+      const client = createS3Client(config)
+      // s3rver implements neither AbortMultipartUpload nor ListMultipartUploads: no leftovers check here.
+      const storage = new S3Storage({
+        client,
+        bucket: config.bucket,
+        partSize: config.part_size,
+        queueSize: config.queue_size,
+      })
+      return {
+        storage,
+        async cleanup() {
+          client.destroy()
+          await server.stop()
+        },
+      }
+      // A loaded CI run saw s3rver keep none of six concurrent PUTs of one key whole: the test double, not the
+      // adapter (Amazon S3 replaces an object whole on PUT; MEDIACTL_TEST_S3 runs still check it).
+    },
+    { atomicOverwrite: false },
+  )
 }
