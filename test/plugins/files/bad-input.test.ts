@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { type DigestClient, rawRequest } from '../../helpers/digest-client.js'
 import { multipartRequest } from '../../helpers/multipart.js'
+import { waitFor } from '../../helpers/wait.js'
 import { parseXml, text } from '../../helpers/xml.js'
 import { INVALID, expectError, xmlOf } from '../identity/permissions.fixtures.js'
 import {
@@ -40,10 +40,6 @@ function withFilename(filename: string, data: Buffer): { body: Buffer; headers: 
   return { body: Buffer.from(text, 'latin1'), headers }
 }
 
-/** Waits until `check` holds, up to a few seconds (cleanup after a cut connection runs in the background). */
-async function eventually(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 100 && !(await check()); i++) await sleep(50)
-}
 
 describe('bad input: file names, cut connections, malformed bodies, oversize files', () => {
   let app: TestApp
@@ -61,6 +57,15 @@ describe('bad input: file names, cut connections, malformed bodies, oversize fil
     const files = await countRows(app, 'files')
     const used = await usedSpace(app)
     await run()
+    // A body cut off is answered by the server's client-error path at once, while the upload
+    // handler may still be removing what it had begun to store: wait for that to settle.
+    await waitFor(
+      async () =>
+        tempFiles(app).length === 0 &&
+        (await countRows(app, 'storage_trash')) === 0 &&
+        (await countRows(app, 'pending_uploads')) === 0,
+      { message: 'the interrupted uploads to be cleaned up' },
+    )
     expect(await storedKeys(app)).toEqual(keys)
     expect(tempFiles(app)).toEqual([])
     expect(await countRows(app, 'files')).toBe(files)
@@ -172,12 +177,10 @@ describe('bad input: file names, cut connections, malformed bodies, oversize fil
       })
       req.write(body.subarray(0, body.length / 2))
       // The server is storing the part: a temporary file exists.
-      await eventually(async () => tempFiles(app).length > 0)
+      await waitFor(() => tempFiles(app).length > 0, { message: 'a temporary file' })
       expect(tempFiles(app)).toHaveLength(1)
       req.destroy()
       expect(await outcome).not.toMatch(/^answered/)
-      // The write started (a temporary file and a guard exist): wait for both to go.
-      await eventually(async () => tempFiles(app).length === 0 && (await countRows(app, 'storage_trash')) === 0)
     })
     expect((await alice.get('/files')).status).toBe(200)
     expect(text((await uploaded(alice, PNG, { filename: 'after.png' })).name)).toBe('after.png')
@@ -208,8 +211,8 @@ describe('bad input: file names, cut connections, malformed bodies, oversize fil
           })
           req.on('error', (error) => resolve(`error ${error.message}`))
         })
-        // Half-closed: the body stops short of its Content-Length, and the server still answers,
-        // once the upload handler settled (that answer is what this waits for).
+        // Half-closed: the body stops short of its Content-Length, and the server still answers
+        // (its client-error path; the handler cleans up behind it, which leavesNothing awaits).
         req.write(body.subarray(0, start), () => req.socket!.end())
         return outcome
       })
