@@ -40,7 +40,6 @@ function withFilename(filename: string, data: Buffer): { body: Buffer; headers: 
   return { body: Buffer.from(text, 'latin1'), headers }
 }
 
-
 describe('bad input: file names, cut connections, malformed bodies, oversize files', () => {
   let app: TestApp
   let alice: DigestClient
