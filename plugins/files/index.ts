@@ -93,8 +93,13 @@ export default definePlugin({
           await ctx.emit('maintenance.purge', { now: new Date(), report })
           return report
         })
+        ctx.log.info({ schedule: ctx.config.purge_schedule }, 'purge scheduled')
       })
       ctx.onStop(() => job?.stop())
+    } else {
+      ctx.onServe(() =>
+        ctx.log.info('purge not scheduled (files.purge_schedule is empty): run `mediactl purge` from cron'),
+      )
     }
   },
 })

@@ -23,6 +23,7 @@ import {
   transaction,
 } from '../../src/kernel/index.js'
 import { freshDatabase } from '../helpers/database.js'
+import { waitFor } from '../helpers/wait.js'
 
 /**
  * The jobs guarantees (src/kernel/ports/queue.port.ts, src/kernel/jobs/) as tests, through the
@@ -108,22 +109,26 @@ function merge(into: Section, from: Section): Section {
   return out
 }
 
+/**
+ * Time as a subject, never as a wait: how long a run works, how long a negative observation
+ * lasts, a bound that catches a hang. Waiting for something uses `until`.
+ */
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Waits until `check` answers something truthy (polling), or fails naming `what`. */
+/** Waits until `check` answers something truthy (`waitFor`), and answers it; fails naming `what`. */
 export async function until<T>(
   what: string,
   check: () => Promise<T> | T,
   timeoutMs = 10_000,
   intervalMs = 20,
 ): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await sleep(intervalMs)
-  }
+  let value: T | undefined
+  await waitFor(async () => Boolean((value = await check())), {
+    timeout: timeoutMs,
+    interval: intervalMs,
+    message: what,
+  })
+  return value as NonNullable<T>
 }
 
 /** A promise settled from the test. */
@@ -844,7 +849,8 @@ export function queueConformance(name: string, transport: () => Transport): void
           [t]: async (job) => {
             active++
             most = Math.max(most, active)
-            await sleep(150)
+            // The first run holds until a second one runs beside it (a third would be seen too).
+            await until('two runs at once', () => most >= 2)
             ran.push(job.id)
             active--
           },
@@ -1112,7 +1118,8 @@ export function queueConformance(name: string, transport: () => Transport): void
         await survivor.startJobs({ concurrency: 2 })
         expect(await untilState(dead.id, 'succeeded')).toMatchObject({ attempts: 2 })
         // More than one look for stranded runs (every second): the other host's run stays with it.
-        await sleep(1500)
+        const looked = survivor.jobs.stats.looks
+        await until('two more looks', () => survivor.jobs.stats.looks >= looked + 2, 10_000, 50)
         expect(await get(remote.id)).toMatchObject({ state: 'running', attempts: 1 })
         await cluster.setRow(remote.id, { lease_until: new Date(Date.now() - 1000) })
         expect(await untilState(remote.id, 'succeeded', LEASE_MS * 3 + 10_000)).toMatchObject({ attempts: 2 })

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { StorageKeyError, StorageLimitError, StorageNotFoundError, type StoragePort } from '../../src/kernel/index.js'
 import { GeneratedObject, digestOf, failingStream, MemoryProbe, readAll, streamOf } from '../helpers/streams.js'
+import { waitFor } from '../helpers/wait.js'
 
 /** A backend ready for the suite, and how to tidy up after it. */
 export interface StorageUnderTest {
@@ -345,8 +345,7 @@ export function storageConformance(
         const writing = storage.write('visible/object', source)
         source.push(Buffer.alloc(MiB, 1))
         // Wait until the backend took the pushed bytes: the write is under way.
-        for (let i = 0; i < 200 && source.readableLength > 0; i += 1) await sleep(5)
-        expect(source.readableLength).toBe(0)
+        await waitFor(() => source.readableLength === 0, { interval: 5, message: 'the backend to take the bytes' })
         expect((await storage.stat('visible/object'))?.size).toBe(previous.length)
         expect((await read('visible/object')).equals(previous)).toBe(true)
         source.push(Buffer.alloc(MiB, 2))
@@ -362,7 +361,7 @@ export function storageConformance(
         const source = new Readable({ read() {} })
         const writing = storage.write('visible/new', source)
         source.push(Buffer.alloc(100_000, 3))
-        for (let i = 0; i < 200 && source.readableLength > 0; i += 1) await sleep(5)
+        await waitFor(() => source.readableLength === 0, { interval: 5, message: 'the backend to take the bytes' })
         expect(await storage.stat('visible/new')).toBeNull()
         expect(await list('visible/')).not.toContain('visible/new')
         source.push(null)

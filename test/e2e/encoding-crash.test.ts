@@ -3,6 +3,7 @@ import { join, relative, sep } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { DigestClient } from '../helpers/digest-client.js'
+import { waitFor } from '../helpers/wait.js'
 import { makeMedia, uploadMedia, waitForStatus } from '../plugins/encoding/encoding.helpers.js'
 import { type Server, cliJson, removeDir, serve, tempDir } from './harness.js'
 
@@ -57,10 +58,13 @@ describe('a serving process killed mid-encoding', () => {
 
     const before = await waitForStatus(client, slug, ['running', 'finished', 'failed'], 60_000)
     let sample = before.at(-1)!
-    while (sample.status === 'running' && sample.progress < 15) {
-      await new Promise((resolve) => setTimeout(resolve, 50))
-      sample = (await waitForStatus(client, slug, ['running', 'finished', 'failed'])).at(-1)!
-    }
+    await waitFor(
+      async () => {
+        sample = (await waitForStatus(client, slug, ['running', 'finished', 'failed'])).at(-1)!
+        return sample.status !== 'running' || sample.progress >= 15
+      },
+      { interval: 50, timeout: 60_000, message: 'the encoding to reach 15 %' },
+    )
     expect(sample.status, 'still encoding when killed').toBe('running')
     expect(sample.progress).toBeLessThan(80)
     const killed = await server.stop('SIGKILL')

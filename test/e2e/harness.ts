@@ -163,6 +163,11 @@ export interface RawExchange {
   write(data: string): void
   /** Resolves with the status and body once the whole response has arrived. */
   response: Promise<{ status: number; headers: string; body: string }>
+  /**
+   * Resolves when the server sends `100 Continue` (asked with `Expect: 100-continue`): it has
+   * read the headers and the handler waits for the body. The interim answer is not `response`.
+   */
+  continued: Promise<void>
 }
 
 /**
@@ -174,6 +179,8 @@ export function rawExchange(url: string, head: string): Promise<RawExchange> {
   return new Promise((resolveOpen, reject) => {
     const socket = connect(Number(target.port), target.hostname)
     let data = Buffer.alloc(0)
+    let onContinue = (): void => undefined
+    const continued = new Promise<void>((resolve) => (onContinue = resolve))
     const response = new Promise<{ status: number; headers: string; body: string }>(
       (resolveResponse, rejectResponse) => {
         const check = (ended: boolean): void => {
@@ -197,6 +204,11 @@ export function rawExchange(url: string, head: string): Promise<RawExchange> {
         }
         socket.on('data', (chunk: Buffer) => {
           data = Buffer.concat([data, chunk])
+          const interim = data.indexOf('\r\n\r\n')
+          if (interim >= 0 && /^HTTP\/1\.1 100 /.test(data.subarray(0, interim).toString('latin1'))) {
+            data = data.subarray(interim + 4)
+            onContinue()
+          }
           check(false)
         })
         socket.on('end', () => check(true))
@@ -207,10 +219,7 @@ export function rawExchange(url: string, head: string): Promise<RawExchange> {
     socket.once('error', reject)
     socket.once('connect', () => {
       socket.write(head)
-      resolveOpen({ write: (chunk) => socket.write(chunk), response })
+      resolveOpen({ write: (chunk) => socket.write(chunk), response, continued })
     })
   })
 }
-
-/** Waits `ms` milliseconds. */
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))

@@ -174,10 +174,13 @@ describe.each(backends())('jobs against SIGKILL: $name', (backend: Backend) => {
     )
     await waitForStatus(client, slug, ['running', 'finished', 'failed'], 60_000)
     let sample = await fileStatus(client, slug)
-    while (sample.status === 'running' && sample.progress < 20) {
-      await new Promise((resolve) => setTimeout(resolve, 50))
-      sample = await fileStatus(client, slug)
-    }
+    await waitFor(
+      async () => {
+        sample = await fileStatus(client, slug)
+        return sample.status !== 'running' || sample.progress >= 20
+      },
+      { interval: 50, timeout: 60_000, message: 'the encoding to reach 20 %' },
+    )
     expect(sample.status, 'still encoding when killed').toBe('running')
     expect(sample.progress).toBeLessThan(90)
     const [job] = await app.jobRows()

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { freshDatabase } from '../helpers/database.js'
 import { DigestClient } from '../helpers/digest-client.js'
+import { waitFor } from '../helpers/wait.js'
 import {
   FAST_ENCODER,
   digestBytes,
@@ -13,7 +14,7 @@ import {
   uploadMedia,
   waitForStatus,
 } from '../plugins/encoding/encoding.helpers.js'
-import { type Running, type Server, cli, cliJson, removeDir, serve, sleep, start, tempDir } from './harness.js'
+import { type Running, type Server, cli, cliJson, removeDir, serve, start, tempDir } from './harness.js'
 
 const REDIS_URL = process.env.MEDIACTL_TEST_REDIS_URL
 
@@ -59,13 +60,12 @@ function instance(config: () => string[]) {
     async upload(data: Buffer, name: string): Promise<{ slug: string; job: string }> {
       const known = new Set((await jobs()).map((j) => j.id))
       const slug = await uploadMedia(state.client, data, name)
-      const deadline = Date.now() + 10_000
-      for (;;) {
-        const job = (await jobs()).find((j) => !known.has(j.id))
-        if (job) return { slug, job: job.id }
-        if (Date.now() > deadline) throw new Error(`no job was queued for ${slug}`)
-        await sleep(100)
-      }
+      let job: JobJson | undefined
+      await waitFor(async () => (job = (await jobs()).find((j) => !known.has(j.id))) !== undefined, {
+        interval: 100,
+        message: `a job queued for ${slug}`,
+      })
+      return { slug, job: job!.id }
     },
     /** Starts `mediactl worker <args>` (with extra MEDIACTL_* variables) once it is ready. */
     async worker(args: string[] = [], env: Record<string, string> = {}): Promise<Running> {
@@ -112,8 +112,8 @@ function instance(config: () => string[]) {
 async function encodedByAWorker(app: ReturnType<typeof instance>): Promise<{ slug: string; worker: Running }> {
   const video = await makeMedia('video', { seconds: 2, size: '320x240' })
   const { slug, job } = await app.upload(video, 'clip.mp4')
-  // Nothing runs it yet: serve does not consume.
-  await sleep(500)
+  // Nothing runs it yet: serve does not consume (it never does: the worker's log and the
+  // single attempt below show who ran it).
   expect(await app.jobById(job)).toMatchObject({ type: 'encoding.encode', state: 'waiting', attempts: 0 })
   expect(app.server.stdout()).not.toContain('running jobs')
 

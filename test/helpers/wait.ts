@@ -5,8 +5,8 @@ export interface WaitOptions {
   timeout?: number
   /** Milliseconds between two checks. */
   interval?: number
-  /** What is awaited, for the error message. */
-  message?: string
+  /** What is awaited, for the error message; a function is called when the wait fails (the last state seen). */
+  message?: string | (() => string)
 }
 
 /**
@@ -20,7 +20,11 @@ export async function waitFor(
   const deadline = Date.now() + timeout
   for (;;) {
     if (await predicate()) return
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${message}`)
+    if (Date.now() > deadline) {
+      throw new Error(
+        `timed out after ${timeout} ms waiting for ${typeof message === 'function' ? message() : message}`,
+      )
+    }
     await sleep(interval)
   }
 }

@@ -7,6 +7,7 @@ import { UserEntity } from '../../plugins/identity/index.js'
 import { API_VERSION, type Form, definePlugin, reply, xml } from '../../src/kernel/index.js'
 import { type TestApp, startApp } from '../helpers/app.js'
 import { DigestClient, type Response, parseChallenge, rawRequest } from '../helpers/digest-client.js'
+import { waitFor } from '../helpers/wait.js'
 import { type XmlObject, list, parseXml, text } from '../helpers/xml.js'
 
 const XML_TYPE = 'application/xml; charset=utf-8'
@@ -108,10 +109,6 @@ function multipart(fields: [string, string][]): Buffer {
 }
 
 const MULTIPART_TYPE = `multipart/form-data; boundary=${BOUNDARY}`
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms))
-}
 
 describe('HTTP conventions (default limits)', () => {
   let app: TestApp
@@ -536,13 +533,12 @@ describe('HTTP conventions (default limits)', () => {
     }
 
     async function accessLines(path: string, count: number): Promise<LogLine[]> {
+      const found = (): LogLine[] => lines().filter((l) => l.msg === 'request' && l.path === path)
       // The line is written when the response closes, just after the client has it.
-      for (let i = 0; i < 50; i++) {
-        const found = lines().filter((l) => l.msg === 'request' && l.path === path)
-        if (found.length >= count) return found
-        await sleep(20)
-      }
-      return lines().filter((l) => l.msg === 'request' && l.path === path)
+      await waitFor(() => found().length >= count, { message: `${count} access line(s) for ${path}` }).catch(
+        () => undefined,
+      )
+      return found()
     }
 
     it('writes one line per request with method, path, status, ms and user', async () => {
@@ -578,8 +574,10 @@ describe('HTTP conventions (default limits)', () => {
         expect(line.ms).toBeGreaterThanOrEqual(0)
         expect(line.ms).toBeLessThan(30_000)
       }
-      // Still exactly one line each once everything has settled.
-      await sleep(50)
+      // Still exactly one line each once everything has settled: lines come in the order
+      // responses close, so once a later request's line is there, no earlier one is pending.
+      await rawRequest(app.url + '/?log=settled', 'GET')
+      expect(await accessLines('/?log=settled', 1)).toHaveLength(1)
       for (const path of ['/?log=anonymous', '/platforms?log=admin', '/nowhere?log=missing', '/?log=406']) {
         expect(lines().filter((l) => l.msg === 'request' && l.path === path)).toHaveLength(1)
       }
@@ -727,11 +725,17 @@ describe('HTTP conventions (expiring nonces)', () => {
   it('answers 401 with stale=true for an expired nonce, then accepts the new one', async () => {
     const client = new DigestClient(app.url, 'admin', app.admin.apiKey)
     const wrong = new DigestClient(app.url, 'admin', 'wrong-key')
-    await client.handshake()
     await wrong.handshake()
-    // nonce_ttl is 1 s: after 1.2 s both nonces have expired.
-    await sleep(1200)
-    const res = await rawRequest(app.url + '/', 'GET', { headers: { authorization: client.authorization('GET', '/') } })
+    await client.handshake()
+    // nonce_ttl is 1 s: the nonce serves until it expires (wrong's, older, has expired by then too).
+    const withNonce = (): Promise<Response> =>
+      rawRequest(app.url + '/', 'GET', { headers: { authorization: client.authorization('GET', '/') } })
+    let res = await withNonce()
+    expect(res.status).toBe(200)
+    await waitFor(async () => (res = await withNonce()).status !== 200, {
+      message: 'the nonce to expire',
+      interval: 100,
+    })
     expectError(res, 401, 'The nonce has expired: retry with the new one.')
     const challenge = expectChallenge(res)
     expect(challenge.stale).toBe('true')

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { EntitySchema } from '@mikro-orm/core'
-import { pino } from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import { serve } from '../../src/app/serve.js'
 import { CATALOG } from '../../src/catalog.js'
@@ -11,7 +10,6 @@ import {
   type JobSignal,
   type JobTaker,
   Kernel,
-  type Logger,
   type PluginCatalog,
   type PluginContext,
   type PluginDefinition,
@@ -24,6 +22,7 @@ import {
   transaction,
 } from '../../src/kernel/index.js'
 import { freshDatabase } from '../helpers/database.js'
+import { type LogLine, recordingLogger } from '../helpers/log.js'
 import { waitFor } from '../helpers/wait.js'
 
 /**
@@ -51,21 +50,9 @@ function tempDir(): string {
   return dir
 }
 
-/** A log line as pino writes it. */
-interface LogLine {
-  level: number
-  msg: string
-  [field: string]: unknown
-}
+/** pino's levels. */
 const WARN = 40
 const ERROR = 50
-
-/** A logger keeping its lines, for the test to read. */
-function recordingLogger(): { logger: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = []
-  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) })
-  return { logger, lines }
-}
 
 /** The ports every kernel needs, as stand-ins (nothing here authenticates or stores), and one entity for the ORM. */
 const base = definePlugin({

@@ -41,6 +41,8 @@ export interface JobsStats {
   takenBack: number
   /** Signals a transport failed to send (sent again by the reconciler). */
   signalFailures: number
+  /** Looks for stranded runs done (about every second while the process runs jobs). */
+  looks: number
 }
 
 /**
@@ -53,7 +55,7 @@ export class Jobs {
   readonly store: JobStore
   readonly changes: JobChanges
   readonly owner = newLeaseOwner()
-  readonly stats: JobsStats = { reconciled: 0, takenBack: 0, signalFailures: 0 }
+  readonly stats: JobsStats = { reconciled: 0, takenBack: 0, signalFailures: 0, looks: 0 }
   private readonly reconcilers: { plugin: string; run: Reconciler }[] = []
   private readonly runEnded: ((type: string, outcome: string, seconds: number) => void)[] = []
   private runner: JobRunner | undefined
@@ -264,6 +266,7 @@ export class Jobs {
         this.nextReconcile = now + this.settings.reconcileMs
         await this.reconcileNow()
       }
+      this.stats.looks += 1
       if (this.failing) this.log.info('the jobs module reaches the database again')
       this.failing = false
     } catch (error) {

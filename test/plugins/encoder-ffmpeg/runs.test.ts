@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EncoderInputError, EncoderTimeoutError } from '../../../plugins/encoder-ffmpeg/index.js'
 import { runningProcesses } from '../../../plugins/encoder-ffmpeg/ffmpeg-process.js'
+import { waitFor } from '../../helpers/wait.js'
 import type { LogoPlacement, ProbeResult } from '../../../src/kernel/index.js'
 import { ffmpeg, ffprobe, makeVideo, moovBeforeMdat, rgbFrame, testEncoder, videoOf } from './media.helpers.js'
 
@@ -126,7 +127,9 @@ describe('encoder-ffmpeg snapshots', () => {
     const controller = new AbortController()
     const outputDir = file('snapshots-aborted')
     const extraction = encoder.snapshots(file('long.mp4'), outputDir, 10, probes['long.mp4']!, controller.signal)
-    setTimeout(() => controller.abort(), 50)
+    // Aborted while ffmpeg runs.
+    await waitFor(() => runningProcesses() > 0, { interval: 5, message: 'ffmpeg to start' })
+    controller.abort()
     await expect(extraction).rejects.toMatchObject({ name: 'AbortError' })
     expect(readdirSync(outputDir)).toEqual([])
     await expect(encoder.snapshots(file('video.mp4'), outputDir, 0, probes['video.mp4']!, signal)).rejects.toThrow(

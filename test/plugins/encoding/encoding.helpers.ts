@@ -12,6 +12,7 @@ import type { PluginDefinition } from '../../../src/kernel/index.js'
 import { findMediaBinary } from '../../../src/shared/binaries.js'
 import { type TestApp, type TestAppOptions, startApp } from '../../helpers/app.js'
 import { DigestClient } from '../../helpers/digest-client.js'
+import { waitFor } from '../../helpers/wait.js'
 import { type XmlObject, list, parseXml, text } from '../../helpers/xml.js'
 import { upload } from '../files/files.helpers.js'
 
@@ -179,17 +180,22 @@ export async function waitForStatus(
   timeoutMs = 60_000,
 ): Promise<StatusSample[]> {
   const samples: StatusSample[] = []
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const res = await client.get(`/file/${slug}/status`)
-    expect(res.status, res.body).toBe(200)
-    const file = parseXml(res.body).file as XmlObject
-    const sample = { status: text(file.encoding_status), progress: Number(text(file.encoding_progress)) }
-    samples.push(sample)
-    if (until.includes(sample.status)) return samples
-    if (Date.now() > deadline) throw new Error(`file ${slug} still ${sample.status} after ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 40))
-  }
+  await waitFor(
+    async () => {
+      const res = await client.get(`/file/${slug}/status`)
+      expect(res.status, res.body).toBe(200)
+      const file = parseXml(res.body).file as XmlObject
+      const sample = { status: text(file.encoding_status), progress: Number(text(file.encoding_progress)) }
+      samples.push(sample)
+      return until.includes(sample.status)
+    },
+    {
+      timeout: timeoutMs,
+      interval: 40,
+      message: () => `file ${slug} (still ${samples.at(-1)?.status}) to be ${until.join(' or ')}`,
+    },
+  )
+  return samples
 }
 
 /** File info as the owner sees it. */

@@ -4,6 +4,7 @@ import { ENCODE_JOB } from '../../../plugins/encoding/index.js'
 import type { FileView } from '../../../plugins/files/index.js'
 import { type TestApp } from '../../helpers/app.js'
 import type { DigestClient } from '../../helpers/digest-client.js'
+import { waitFor } from '../../helpers/wait.js'
 import { fileRow, storedKeys } from '../files/files.helpers.js'
 import { makeMedia, renditionRows, startEncodingApp, uploadMedia, waitForStatus } from './encoding.helpers.js'
 
@@ -68,9 +69,11 @@ describe('encoding runs are idempotent: one set of renditions whatever ran befor
     await strayObjects(app, file, 'crashed00002')
     const job = await app.kernel.jobs.enqueue(ENCODE_JOB, { fileId: file.id }, { key: `encode:${file.id}` })
     const queue = app.kernel.jobs
-    for (let i = 0; i < 600 && (await queue.get(job.id))!.state !== 'succeeded'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    await waitFor(async () => (await queue.get(job.id))!.state === 'succeeded', {
+      timeout: 30_000,
+      interval: 50,
+      message: 'the job to succeed',
+    })
     expect((await queue.get(job.id))!.state).toBe('succeeded')
     expect((await fileRow(app, slug))!.encodingStatus).toBe('finished')
     const second = await expectOneSet(app, slug)

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { JobRecord } from '../../../src/kernel/index.js'
 import { type TestApp } from '../../helpers/app.js'
 import type { DigestClient } from '../../helpers/digest-client.js'
 import { multipartRequest } from '../../helpers/multipart.js'
+import { waitFor } from '../../helpers/wait.js'
 import { type XmlObject, list, parseXml, text } from '../../helpers/xml.js'
 import { fileRow, storedKeys, usedSpace } from '../files/files.helpers.js'
 import { makeProfile, userWithProfile, xmlOf } from '../identity/permissions.fixtures.js'
@@ -24,12 +26,13 @@ const postPicture = (client: DigestClient, slug: string, data: Buffer, field = '
 
 /** Waits until the queue holds the file's encoding job in `state`; the job. */
 async function jobOf(app: TestApp, fileId: number, state: 'failed' | 'succeeded') {
-  for (let i = 0; i < 300; i++) {
-    const job = (await app.kernel.jobs.list({ limit: 1000 })).find((j) => j.payload.fileId === fileId)
-    if (job?.state === state) return job
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`the job of file ${fileId} never got ${state}`)
+  let job: JobRecord | undefined
+  await waitFor(
+    async () =>
+      (job = (await app.kernel.jobs.list({ limit: 1000 })).find((j) => j.payload.fileId === fileId))?.state === state,
+    { timeout: 15_000, interval: 50, message: `the job of file ${fileId} to be ${state}` },
+  )
+  return job!
 }
 
 describe('renditions count in quotas; custom snapshots', () => {

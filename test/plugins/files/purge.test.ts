@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { filesConfigSchema } from '../../../plugins/files/files.config.js'
@@ -6,6 +5,7 @@ import { purge } from '../../../plugins/files/purge.job.js'
 import { StorageTrashEntity } from '../../../plugins/files/storage-trash.entity.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import type { DigestClient } from '../../helpers/digest-client.js'
+import { waitFor } from '../../helpers/wait.js'
 import { text } from '../../helpers/xml.js'
 import { INVALID, expectError, xmlOf } from '../identity/permissions.fixtures.js'
 import { countRows, other, pendingPieces, storedKeys, upload } from './files.helpers.js'
@@ -113,9 +113,15 @@ describe('purge job: on schedule', () => {
     expect((await piece(user, 'active.bin', 0)).status).toBe(200)
     const [abandoned, active] = await pendingPieces(app)
     await idleSince(app, new Date(Date.now() - 120_000), 'abandoned.bin')
-    for (let i = 0; i < 100 && (await countRows(app, 'pending_uploads')) > 1; i++) await sleep(100)
+    await waitFor(async () => (await countRows(app, 'pending_uploads')) <= 1, {
+      interval: 100,
+      message: 'the scheduled purge to remove the idle upload',
+    })
     expect(await pendingPieces(app)).toEqual([active])
-    for (let i = 0; i < 50 && (await storedKeys(app)).includes(abandoned![0]!); i++) await sleep(100)
+    await waitFor(async () => !(await storedKeys(app)).includes(abandoned![0]!), {
+      interval: 100,
+      message: "the idle upload's bytes to go",
+    })
     const keys = await storedKeys(app)
     expect(keys).not.toContain(abandoned![0])
     expect(keys).toContain(active![0])

@@ -12,6 +12,7 @@ import { INVALID, xmlOf } from '../../helpers/answers.js'
 import type { TestApp, TestAppOptions } from '../../helpers/app.js'
 import { type DigestClient, type Response, rawRequest } from '../../helpers/digest-client.js'
 import { readAll } from '../../helpers/streams.js'
+import { waitFor } from '../../helpers/wait.js'
 import { type XmlObject, list, text } from '../../helpers/xml.js'
 import { makeProfile, userWithFlags, userWithProfile } from '../identity/permissions.fixtures.js'
 import { MP4, countRows, storedKeys } from './files.helpers.js'
@@ -199,15 +200,18 @@ export function tusSuite(label: string, backend: TusBackend): void {
     const head = (url: string, headers: Record<string, string> = {}): Promise<Response> =>
       rawRequest(url, 'HEAD', { headers: tusHeaders(headers) })
 
-    /** Waits until an upload's offset (HEAD) reads the same twice, 150 ms apart (at most 5 s). */
+    /** Waits until an upload's offset (HEAD) reads the same twice in a row, 150 ms apart. */
     async function settledOffset(url: string): Promise<void> {
       let last = (await head(url)).headers['upload-offset']
-      for (const deadline = Date.now() + 5000; Date.now() < deadline;) {
-        await new Promise((resolve) => setTimeout(resolve, 150))
-        const now = (await head(url)).headers['upload-offset']
-        if (now === last) return
-        last = now
-      }
+      await waitFor(
+        async () => {
+          const now = (await head(url)).headers['upload-offset']
+          const same = now === last
+          last = now
+          return same
+        },
+        { interval: 150, message: 'the upload offset to hold still' },
+      )
     }
 
     /** Checks the file a finished upload became, through the API and in storage; answers it. */

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RESOURCE_TOKEN_PURPOSE } from '../../../plugins/resources/index.js'
 import { signToken } from '../../../src/kernel/index.js'
 import type { TestApp } from '../../helpers/app.js'
+import { waitFor } from '../../helpers/wait.js'
 import { text } from '../../helpers/xml.js'
 import { xmlOf } from '../../helpers/answers.js'
 import { startEncodingApp } from '../encoding/encoding.helpers.js'
@@ -32,12 +33,7 @@ const js = <T>(target: Page | Frame, expression: string): Promise<T> => target.e
  * the page, which the player's CSP rightly refuses.
  */
 async function until(target: Page | Frame, expression: string, timeout = 15_000): Promise<void> {
-  const deadline = Date.now() + timeout
-  for (;;) {
-    if (await js<boolean>(target, `Boolean(${expression})`)) return
-    if (Date.now() > deadline) throw new Error(`still false after ${timeout} ms: ${expression}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+  await waitFor(() => js<boolean>(target, `Boolean(${expression})`), { timeout, interval: 50, message: expression })
 }
 const VIDEO = "document.getElementById('video')"
 

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestApp } from '../../helpers/app.js'
+import { waitFor } from '../../helpers/wait.js'
 import { startEncodingApp } from '../encoding/encoding.helpers.js'
 import { createMedia, createStream, encodedVideo, publish, setWebChannel } from './portal.fixtures.js'
 
@@ -150,20 +151,20 @@ describe.skipIf(!HAS_CHROMIUM)(
       const video = page.frameLocator('iframe[title^="Player: "]').locator('video')
       await video.waitFor({ state: 'attached', timeout: 20_000 })
       let time = 0
-      const deadline = Date.now() + 25_000
-      while (Date.now() < deadline) {
-        time = await video.evaluate((node) => {
-          const v = node as unknown as DomVideo
-          if (v.paused) {
-            v.muted = true
-            void v.play().catch(() => undefined)
-          }
-          return v.currentTime
-        })
-        if (time > 0.5) break
-        await page.waitForTimeout(250)
-      }
-      expect(time).toBeGreaterThan(0.5)
+      await waitFor(
+        async () => {
+          time = await video.evaluate((node) => {
+            const v = node as unknown as DomVideo
+            if (v.paused) {
+              v.muted = true
+              void v.play().catch(() => undefined)
+            }
+            return v.currentTime
+          })
+          return time > 0.5
+        },
+        { timeout: 25_000, interval: 250, message: () => `the framed player to play (at ${time} s)` },
+      )
       return time
     }
 

@@ -1,12 +1,13 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ProfileEntity, UserEntity } from '../../../plugins/identity/index.js'
 import { createPlatform } from '../../../plugins/platforms/index.js'
 import { consumeRecorderCode, peekRecorderCode } from '../../../plugins/recorder/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { type DigestClient, type Response, rawRequest } from '../../helpers/digest-client.js'
+import { recordingLogger } from '../../helpers/log.js'
 import { multipart } from '../../helpers/multipart.js'
 import { expectError, xmlOf } from '../../helpers/answers.js'
+import { waitFor } from '../../helpers/wait.js'
 import { type XmlObject, list, text } from '../../helpers/xml.js'
 import { userWithFlags } from '../identity/permissions.fixtures.js'
 import { userWithProfile } from '../identity/users.helpers.js'
@@ -253,8 +254,7 @@ describe('recorder codes: scheduled purge in serving processes', () => {
     try {
       const [expired, live] = [await deliver(app, app.client), await deliver(app, app.client)]
       await expireAt(app, expired!, new Date(Date.now() - 1000))
-      const deadline = Date.now() + 5000
-      while ((await countCodes(app)) > 1 && Date.now() < deadline) await sleep(100)
+      await waitFor(async () => (await countCodes(app)) <= 1, { interval: 100, message: 'the scheduled purge' })
       expect(await peekRecorderCode(app.kernel.services.reader, expired!)).toBeUndefined()
       expect(await peekRecorderCode(app.kernel.services.reader, live!)).toBeDefined()
     } finally {
@@ -263,11 +263,16 @@ describe('recorder codes: scheduled purge in serving processes', () => {
   })
 
   it('does not run when files.purge_schedule is empty', async () => {
-    const app = await startApp({ config: { files: { purge_schedule: '' } } })
+    const { logger, lines } = recordingLogger()
+    const app = await startApp({ config: { files: { purge_schedule: '' } }, logger })
     try {
       const code = await deliver(app, app.client)
       await expireAt(app, code, new Date(Date.now() - 1000))
-      await sleep(1500)
+      // Nothing was scheduled (the operator is told to run it from cron), so nothing will run.
+      expect(lines.map((line) => line.msg)).toContain(
+        'purge not scheduled (files.purge_schedule is empty): run `mediactl purge` from cron',
+      )
+      expect(lines.map((line) => line.msg)).not.toContain('purge scheduled')
       expect(await peekRecorderCode(app.kernel.services.reader, code)).toBeDefined()
     } finally {
       await app.close()

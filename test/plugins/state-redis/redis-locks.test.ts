@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisLocks } from '../../../plugins/state-redis/redis-locks.js'
+import { waitFor } from '../../helpers/wait.js'
 
 const REDIS_URL = process.env.MEDIACTL_TEST_REDIS_URL
 
@@ -13,10 +13,12 @@ describe.skipIf(!REDIS_URL)('state-redis locks (MEDIACTL_TEST_REDIS_URL)', () =>
   let one: RedisLocks
   let two: RedisLocks
 
-  const locks = (): RedisLocks => {
+  const subscriberIds: string[] = []
+  const locks = async (): Promise<RedisLocks> => {
     const redis = new Redis(REDIS_URL!)
     const subscriber = new Redis(REDIS_URL!)
     connections.push(redis, subscriber)
+    subscriberIds.push(String(await subscriber.client('ID')))
     const made = new RedisLocks(redis, subscriber, prefix)
     made.open((error) => {
       throw error
@@ -26,9 +28,16 @@ describe.skipIf(!REDIS_URL)('state-redis locks (MEDIACTL_TEST_REDIS_URL)', () =>
   const forever = (): AbortSignal => new AbortController().signal
 
   beforeAll(async () => {
-    one = locks()
-    two = locks()
-    await sleep(100) // the subscriptions
+    one = await locks()
+    two = await locks()
+    // Both processes hear the lock channels (their pattern subscriptions are in place).
+    await waitFor(
+      async () => {
+        const clients = String(await connections[0]!.client('LIST', 'ID', ...subscriberIds))
+        return clients.split('\n').filter((line) => / psub=1 /.test(line)).length === 2
+      },
+      { message: 'the subscriptions' },
+    )
   })
   afterAll(async () => {
     const keys = await connections[0]!.keys(`${prefix}*`)
@@ -37,14 +46,17 @@ describe.skipIf(!REDIS_URL)('state-redis locks (MEDIACTL_TEST_REDIS_URL)', () =>
   })
 
   it('is exclusive across processes; a release hands it over at once', async () => {
-    const first = await one.acquire('upload-a', { signal: forever() })
+    let asked = (): void => undefined
+    const waited = new Promise<void>((resolve) => (asked = resolve))
+    const first = await one.acquire('upload-a', { signal: forever(), onReleaseRequested: () => asked() })
     expect(first).not.toBeNull()
     const order: string[] = []
     const second = two.acquire('upload-a', { signal: forever() }).then((lease) => {
       order.push('second took it')
       return lease
     })
-    await sleep(300)
+    // The second tried, found it held and asked for it (it waits now): it did not take it.
+    await waited
     expect(order).toEqual([])
     order.push('first releases')
     await first!.release()
@@ -57,17 +69,19 @@ describe.skipIf(!REDIS_URL)('state-redis locks (MEDIACTL_TEST_REDIS_URL)', () =>
     let asked = 0
     const held = await one.acquire('upload-b', { signal: forever(), onReleaseRequested: () => (asked += 1) })
     const waiting = two.acquire('upload-b', { signal: forever() })
-    for (let i = 0; i < 50 && asked === 0; i++) await sleep(20)
+    await waitFor(() => asked > 0, { message: 'the release request' })
     expect(asked).toBe(1)
     await held!.release()
     await (await waiting)!.release()
   })
 
   it('stops waiting when the signal aborts (null), and the holder keeps the lock', async () => {
-    const held = await one.acquire('upload-c', { signal: forever() })
+    let asked = (): void => undefined
+    const waited = new Promise<void>((resolve) => (asked = resolve))
+    const held = await one.acquire('upload-c', { signal: forever(), onReleaseRequested: () => asked() })
     const controller = new AbortController()
     const waiting = two.acquire('upload-c', { signal: controller.signal })
-    await sleep(100)
+    await waited // it waits for the lock
     controller.abort()
     expect(await waiting).toBeNull()
     expect(await two.acquire('upload-c', { signal: AbortSignal.timeout(300) })).toBeNull()
@@ -86,7 +100,10 @@ describe.skipIf(!REDIS_URL)('state-redis locks (MEDIACTL_TEST_REDIS_URL)', () =>
 
   it('keeps a held lock alive past its ttl by renewing it; releasing twice is harmless', async () => {
     const held = await one.acquire('upload-e', { ttlMs: 300, signal: forever() })
-    await sleep(700)
+    // Past twice its ttl (the time is what is tested), the key still lives: renewed, not expired.
+    const acquiredAt = Date.now()
+    await waitFor(() => Date.now() - acquiredAt > 700, { interval: 50, message: 'two ttls to pass' })
+    expect(await connections[0]!.exists(`${prefix}lock:upload-e`)).toBe(1)
     expect(await two.acquire('upload-e', { ttlMs: 300, signal: AbortSignal.timeout(200) })).toBeNull()
     await held!.release()
     await held!.release()
