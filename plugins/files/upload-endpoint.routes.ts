@@ -1,6 +1,15 @@
 import { createReadStream, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { type HttpContext, type Reply, type Router, reply } from '../../src/kernel/index.js'
+import {
+  type BrowserScript,
+  type HttpContext,
+  type Reply,
+  type Router,
+  browserScript,
+  browserScriptReply,
+  reply,
+  scriptReply,
+} from '../../src/kernel/index.js'
 import { fileQueries } from './file.queries.js'
 import type { FilesConfig } from './files.config.js'
 import { UPLOAD_PERMISSION, asUploadError, uploadErrorBody, uploadResult } from './upload-answers.js'
@@ -11,8 +20,6 @@ import { type UploadTarget, checkUploadToken, requireSameDirectory, tokenOf } fr
 import {
   HTML_TYPE,
   PAGE_HEADERS,
-  PAGE_SCRIPT,
-  PAGE_SCRIPT_VERSION,
   type PageTarget,
   errorPage,
   piecePage,
@@ -21,9 +28,6 @@ import {
 } from './upload-page.js'
 
 const ASSET_PERMISSION = 'public: a static script of the upload page (no data)'
-const SCRIPT_TYPE = 'text/javascript; charset=utf-8'
-/** Asset URLs carry a version (`?v=`), so a cached copy never outlives its version. */
-const ASSET_CACHE = 'public, max-age=31536000, immutable'
 
 /** The Flow.js browser build served to the page, found in node_modules (from src/ as from dist/). */
 interface Library {
@@ -46,10 +50,13 @@ function flowJs(): Library {
   return library
 }
 
-/** The page's scripts, relative to `/upload/html`; none when Flow.js is missing (the plain form still works). */
-function pageScripts(c: HttpContext): string[] {
+/**
+ * The page's scripts, relative to `/upload/html`, their version in the query (the asset URLs
+ * are fixed); none when Flow.js is missing (the plain form still works).
+ */
+function pageScripts(c: HttpContext, script: BrowserScript): string[] {
   try {
-    return [`assets/flow.min.js?v=${flowJs().version}`, `assets/upload-page.js?v=${PAGE_SCRIPT_VERSION}`]
+    return [`assets/flow.min.js?v=${flowJs().version}`, `assets/upload-page.js?v=${script.hash}`]
   } catch (error) {
     c.log.error({ err: error }, 'Flow.js is not installed: the upload page falls back to a plain form')
     return []
@@ -115,13 +122,6 @@ async function pageTarget(c: HttpContext, target: UploadTarget): Promise<PageTar
   }
 }
 
-/** A static asset answer, or 304 when the browser holds this version. */
-function asset(c: HttpContext, etag: string, body: () => Reply['body'], size: number): Reply {
-  const headers = { 'Cache-Control': ASSET_CACHE, ETag: etag, 'X-Content-Type-Options': 'nosniff' }
-  if (c.req.headers['if-none-match'] === etag) return { status: 304, headers }
-  return reply.raw(200, body()!, SCRIPT_TYPE, { ...headers, 'Content-Length': String(size) })
-}
-
 /**
  * The endpoints behind upload links (docs/api.md, Upload links and the upload endpoints):
  * `POST /upload/json` answers JSON only; `GET /upload/html` is the upload page (Flow.js,
@@ -129,6 +129,8 @@ function asset(c: HttpContext, etag: string, body: () => Reply['body'], size: nu
  * token of the link is the only credential: no Digest.
  */
 export function uploadEndpointRoutes(r: Router, config: FilesConfig, metrics: UploadMetrics): void {
+  // plugins/files/browser/upload-page.browser.ts as built.
+  const script = browserScript('upload-page')
   r.post(
     '/upload/json',
     async (c) => {
@@ -149,7 +151,12 @@ export function uploadEndpointRoutes(r: Router, config: FilesConfig, metrics: Up
     async (c) => {
       try {
         const target = await checkUploadToken(c)
-        const html = uploadPage(await pageTarget(c, target), tokenOf(c)!, config.upload_piece_size, pageScripts(c))
+        const html = uploadPage(
+          await pageTarget(c, target),
+          tokenOf(c)!,
+          config.upload_piece_size,
+          pageScripts(c, script),
+        )
         return reply.raw(200, html, HTML_TYPE, PAGE_HEADERS)
       } catch (error) {
         return htmlError(c, error)
@@ -180,14 +187,14 @@ export function uploadEndpointRoutes(r: Router, config: FilesConfig, metrics: Up
     '/upload/assets/flow.min.js',
     (c) => {
       const { path, version, size } = flowJs()
-      return asset(c, `"flowjs-${version}"`, () => createReadStream(path), size)
+      return scriptReply(c, { etag: `"flowjs-${version}"`, size, body: () => createReadStream(path) })
     },
     { public: true, permission: ASSET_PERMISSION, produces: 'text/javascript' },
   )
 
-  r.get(
-    '/upload/assets/upload-page.js',
-    (c) => asset(c, `"${PAGE_SCRIPT_VERSION}"`, () => PAGE_SCRIPT, Buffer.byteLength(PAGE_SCRIPT)),
-    { public: true, permission: ASSET_PERMISSION, produces: 'text/javascript' },
-  )
+  r.get('/upload/assets/upload-page.js', (c) => browserScriptReply(c, script), {
+    public: true,
+    permission: ASSET_PERMISSION,
+    produces: 'text/javascript',
+  })
 }

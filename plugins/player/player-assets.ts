@@ -3,15 +3,19 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { promisify } from 'node:util'
 import { brotliCompress, constants, gzip } from 'node:zlib'
-import { type HttpContext, type Reply, notFound, reply } from '../../src/kernel/index.js'
-import { PLAYER_SCRIPT, PLAYER_SCRIPT_HASH } from './player.script.js'
+import {
+  type BrowserScript,
+  type HttpContext,
+  IMMUTABLE_CACHE,
+  type Reply,
+  SCRIPT_TYPE,
+  browserScript,
+  notFound,
+  reply,
+} from '../../src/kernel/index.js'
 
 const brotli = promisify(brotliCompress)
 const gzipped = promisify(gzip)
-
-const SCRIPT_TYPE = 'text/javascript; charset=utf-8'
-/** Asset names carry their version or hash: a cached copy never outlives its content. */
-const IMMUTABLE = 'public, max-age=31536000, immutable'
 
 /** A static script, in the three encodings a browser may take, compressed once. */
 interface Asset {
@@ -44,20 +48,24 @@ function hlsLibrary(): { path: string; version: string } {
 
 /**
  * The player's scripts, served under `/player/assets/`: `hls-<version>.js` (hls.js, its source
- * map comment removed: the map is not served) and `player-<hash>.js` (ours). Compressed with
- * brotli and gzip once, off the event loop, when first asked for (`prepare` starts it when the
- * server starts, so the first page does not wait).
+ * map comment removed: the map is not served) and `player-<hash>.js` (ours:
+ * plugins/player/browser/player.browser.ts as built). Compressed with brotli and gzip once, off
+ * the event loop, when first asked for (`prepare` starts it when the server starts, so the
+ * first page does not wait).
  */
 export class PlayerAssets {
   readonly hlsName: string
-  readonly playerName = `player-${PLAYER_SCRIPT_HASH}.js`
+  readonly playerName: string
   private readonly hlsPath: string
+  private readonly player: BrowserScript
   private assets: Promise<Map<string, Asset>> | undefined
 
   constructor() {
     const library = hlsLibrary()
     this.hlsName = `hls-${library.version}.js`
     this.hlsPath = library.path
+    this.player = browserScript('player')
+    this.playerName = this.player.file
   }
 
   /** Reads and compresses the assets (once; later calls share the first). */
@@ -66,7 +74,7 @@ export class PlayerAssets {
       const hls = (await readFile(this.hlsPath, 'utf8')).replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '\n')
       const entries = await Promise.all([
         compress(this.hlsName, Buffer.from(hls)),
-        compress(this.playerName, Buffer.from(PLAYER_SCRIPT)),
+        compress(this.playerName, this.player.body),
       ])
       return new Map([
         [this.hlsName, entries[0]],
@@ -84,7 +92,7 @@ export class PlayerAssets {
     const encoding = bestEncoding(c.req.headers['accept-encoding'])
     const etag = `"${asset.etag}${encoding === 'identity' ? '' : `-${encoding}`}"`
     const headers: Record<string, string> = {
-      'Cache-Control': IMMUTABLE,
+      'Cache-Control': IMMUTABLE_CACHE,
       ETag: etag,
       Vary: 'Accept-Encoding',
       'X-Content-Type-Options': 'nosniff',

@@ -19,8 +19,7 @@ export {
   purgeRecorderCodes,
 } from './recorder-code.service.js'
 export { RECORDER_FLAGS } from './widget.routes.js'
-export { RECORDER_GONE } from './recorder-page.routes.js'
-export { RECORDER_SCRIPT_FILE } from './recorder.script.js'
+export { RECORDER_GONE, recorderScript } from './recorder-page.routes.js'
 export { RECORDER_HEIGHT, RECORDER_WIDTH, recorderSnippet } from './widget.xml.js'
 
 /**

@@ -1,7 +1,15 @@
-import { type HttpContext, type Reply, type Router, notFound, reply } from '../../src/kernel/index.js'
+import {
+  type BrowserScript,
+  type HttpContext,
+  type Reply,
+  type Router,
+  browserScript,
+  browserScriptReply,
+  notFound,
+  reply,
+} from '../../src/kernel/index.js'
 import { uploadBase } from '../files/index.js'
 import { recorderPage, refusalPage } from './recorder.page.js'
-import { RECORDER_SCRIPT, RECORDER_SCRIPT_FILE, RECORDER_SCRIPT_HASH } from './recorder.script.js'
 import { peekRecorderCode } from './recorder-code.queries.js'
 import type { FilesConfig } from './widget.routes.js'
 
@@ -10,10 +18,9 @@ export const RECORDER_GONE = 410
 
 const PAGE_PERMISSION = 'public: the recorder code in the address is the credential (peeked, not spent)'
 const ASSET_PERMISSION = 'public: the static script of the recorder page (no data)'
-const SCRIPT_TYPE = 'text/javascript; charset=utf-8'
-/** The script's name carries its hash, so a cached copy never outlives its version. */
-const ASSET_CACHE = 'public, max-age=31536000, immutable'
-const SCRIPT_ETAG = `"${RECORDER_SCRIPT_HASH}"`
+
+/** The page's script (plugins/recorder/browser/recorder.browser.ts as built), served as `assets/<name>-<hash>.js`. */
+export const recorderScript = (): BrowserScript => browserScript('recorder')
 
 /**
  * The page's headers: framed by any site (the widget is an iframe in third-party pages), our
@@ -37,7 +44,7 @@ function pageOptions(c: HttpContext, files: FilesConfig) {
  * not otherwise (404 unknown, 410 used or expired), framable like the recorder itself so the
  * third-party page shows it. The code is only read here: sending the recording spends it.
  */
-async function recorder(c: HttpContext, files: FilesConfig): Promise<Reply> {
+async function recorder(c: HttpContext, files: FilesConfig, script: BrowserScript): Promise<Reply> {
   const code = c.param('code')
   const options = pageOptions(c, files)
   const view = await peekRecorderCode(c.services.reader, code)
@@ -49,33 +56,29 @@ async function recorder(c: HttpContext, files: FilesConfig): Promise<Reply> {
   const page = recorderPage({
     // Relative, so the page works behind a path prefix and whatever host name reached it.
     uploadLinks: `../extension/widget/recorder/${encodeURIComponent(code)}/upload_links`,
-    script: `assets/${RECORDER_SCRIPT_FILE}`,
+    script: `assets/${script.file}`,
     maxPieces: files.max_chunks,
     expiresAt: view.expiresAt,
   })
   return reply.page(200, page, options)
 }
 
-/** The script, or 304 when the browser holds this version; any other name is 404. */
-function script(c: HttpContext): Reply {
-  if (c.param('file') !== RECORDER_SCRIPT_FILE) throw notFound('No such recorder asset.')
-  const headers = { 'Cache-Control': ASSET_CACHE, ETag: SCRIPT_ETAG, 'X-Content-Type-Options': 'nosniff' }
-  if (c.req.headers['if-none-match'] === SCRIPT_ETAG) return { status: 304, headers }
-  return reply.raw(200, RECORDER_SCRIPT, SCRIPT_TYPE, {
-    ...headers,
-    'Content-Length': String(Buffer.byteLength(RECORDER_SCRIPT)),
-  })
+/** The script, or 304 when the browser holds this version; any other name, an older version's too, is 404. */
+function asset(c: HttpContext, script: BrowserScript): Reply {
+  if (c.param('file') !== script.file) throw notFound('No such recorder asset.')
+  return browserScriptReply(c, script)
 }
 
 /** `GET /recorder/<code>` (the recorder page behind the widget's iframe) and its script. */
 export function recorderPageRoutes(r: Router, files: FilesConfig): void {
-  r.get('/recorder/:code', (c) => recorder(c, files), {
+  const script = recorderScript()
+  r.get('/recorder/:code', (c) => recorder(c, files, script), {
     public: true,
     permission: PAGE_PERMISSION,
     produces: 'text/html',
     embeddable: true,
   })
-  r.get('/recorder/assets/:file', script, {
+  r.get('/recorder/assets/:file', (c) => asset(c, script), {
     public: true,
     permission: ASSET_PERMISSION,
     produces: 'text/javascript',

@@ -21,6 +21,14 @@ export { createDatabase, missingDatabaseMessage } from './db/postgres-database.j
 export { databaseTarget, redactUrl, type Dialect, type EntityManager, type Orm } from './db/orm.js'
 export type { EventHandler, EventName, KernelEvents } from './events.js'
 export { API_VERSION } from './http/app.js'
+export {
+  IMMUTABLE_CACHE,
+  SCRIPT_TYPE,
+  browserScript,
+  browserScriptReply,
+  scriptReply,
+  type BrowserScript,
+} from './http/browser-script.js'
 export type { HttpContext } from './http/context.js'
 export { parseDigestHeader } from './http/digest.js'
 export {

@@ -10,7 +10,7 @@ import { type Browser, type Page, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fileQueries } from '../../../plugins/files/file.queries.js'
 import { ProfileEntity, UserEntity } from '../../../plugins/identity/index.js'
-import { signToken } from '../../../src/kernel/index.js'
+import { browserScript, signToken } from '../../../src/kernel/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { type DigestClient, type Response, rawRequest } from '../../helpers/digest-client.js'
 import { multipart } from '../../helpers/multipart.js'
@@ -238,10 +238,15 @@ describe('upload endpoints: the html page', () => {
       const script = await rawRequest(`${app.url}/upload/assets/upload-page.js`, 'GET')
       expect(script.status).toBe(200)
       expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8')
-      expect(script.body).toContain("fileParameterName: 'file[path]'")
+      // plugins/files/browser/upload-page.browser.ts as bundled into dist/browser/.
+      const bundle = browserScript('upload-page')
+      expect(script.body).toBe(bundle.body.toString('utf8'))
+      expect(script.headers['content-length']).toBe(String(bundle.body.length))
+      expect(script.body).toContain('fileParameterName: "file[path]"')
       expect(script.body).toContain('forceChunkSize: true')
       expect(script.body).toContain('simultaneousUploads: 1')
-      expect(script.headers.etag).toMatch(/^"[0-9a-f]{16}"$/)
+      expect(script.headers.etag).toBe(`"${bundle.hash}"`)
+      expect(script.headers['cache-control']).toBe('public, max-age=31536000, immutable')
       const cached = await rawRequest(`${app.url}/upload/assets/upload-page.js`, 'GET', {
         headers: { 'if-none-match': String(script.headers.etag) },
       })

@@ -5,7 +5,7 @@ import { viewToken } from '../../../plugins/player/index.js'
 import { PlayerAssets } from '../../../plugins/player/player-assets.js'
 import { ResourceEntity } from '../../../plugins/resources/index.js'
 import { PORTAL_STYLE_FILE } from '../../../plugins/portal/index.js'
-import { RECORDER_SCRIPT_FILE, peekRecorderCode } from '../../../plugins/recorder/index.js'
+import { peekRecorderCode, recorderScript } from '../../../plugins/recorder/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { type DigestClient, type Response, rawRequest } from '../../helpers/digest-client.js'
 import { multipartRequest } from '../../helpers/multipart.js'
@@ -1942,7 +1942,7 @@ function recorderPageRows(): Row[] {
       variant: 'the current script',
       status: 200,
       setup: async () => ({
-        path: `/recorder/assets/${RECORDER_SCRIPT_FILE}`,
+        path: `/recorder/assets/${recorderScript().file}`,
         check: (res) => expect(String(res.headers['content-type'])).toMatch(/^text\/javascript/),
       }),
     }),

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RECORDER_GONE, RECORDER_SCRIPT_FILE, peekRecorderCode } from '../../../plugins/recorder/index.js'
+import { RECORDER_GONE, peekRecorderCode, recorderScript } from '../../../plugins/recorder/index.js'
 import { RECORDER_PIECE_SIZE } from '../../../plugins/recorder/recorder.page.js'
-import { RECORDER_SCRIPT, RECORDER_SCRIPT_HASH } from '../../../plugins/recorder/recorder.script.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { type DigestClient, type Response, rawRequest } from '../../helpers/digest-client.js'
 import { userWithProfile } from '../identity/users.helpers.js'
@@ -83,8 +82,9 @@ describe('recorder page over HTTP', () => {
       'data-max-pieces="10000"',
     ])
     expect(RECORDER_PIECE_SIZE).toBe(1024 * 1024)
-    expect(body).toContain(`<script src="assets/${RECORDER_SCRIPT_FILE}"></script>`)
-    expect(RECORDER_SCRIPT_FILE).toBe(`recorder-${RECORDER_SCRIPT_HASH}.js`)
+    const script = recorderScript()
+    expect(body).toContain(`<script src="assets/${script.file}"></script>`)
+    expect(script.file).toMatch(/^recorder-[0-9a-f]{16}\.js$/)
     // No inline script (the CSP would block it): the only script element is ours, by address.
     expect(body.match(/<script/g)).toHaveLength(1)
     // Labelled controls, disabled until the script enables them; a timer, a progress bar, live messages.
@@ -152,16 +152,17 @@ describe('recorder page over HTTP', () => {
   })
 
   it('serves its script under a hashed name, cacheable for good, with 304 on a matching ETag', async () => {
-    const url = `${app.url}/recorder/assets/${RECORDER_SCRIPT_FILE}`
+    const script = recorderScript()
+    const url = `${app.url}/recorder/assets/${script.file}`
     const res = await rawRequest(url, 'GET', { headers: { accept: '*/*' } })
     expect(res.status).toBe(200)
     expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8')
-    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(RECORDER_SCRIPT)))
-    expect(res.body).toBe(RECORDER_SCRIPT)
+    expect(res.headers['content-length']).toBe(String(script.body.length))
+    expect(res.body).toBe(script.body.toString('utf8'))
     expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable')
     expect(res.headers['x-content-type-options']).toBe('nosniff')
-    expect(res.headers.etag).toBe(`"${RECORDER_SCRIPT_HASH}"`)
-    const again = await rawRequest(url, 'GET', { headers: { 'if-none-match': `"${RECORDER_SCRIPT_HASH}"` } })
+    expect(res.headers.etag).toBe(`"${script.hash}"`)
+    const again = await rawRequest(url, 'GET', { headers: { 'if-none-match': `"${script.hash}"` } })
     expect(again.status).toBe(304)
     expect(again.body).toBe('')
     // Any other name, an older version included, is unknown.

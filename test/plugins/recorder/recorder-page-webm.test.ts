@@ -1,20 +1,17 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { WEBM_DURATION_SCRIPT } from '../../../plugins/recorder/webm-duration.script.js'
+// Browser code with no DOM in it: the very module the recorder page's script bundles.
+import { webmWithDuration } from '../../../plugins/recorder/browser/webm-duration.js'
 import { findMediaBinary } from '../../../src/shared/binaries.js'
 import { ffprobe } from '../encoding/encoding.helpers.js'
 
 /**
  * The recorder page writes a duration into the head of a MediaRecorder WebM before sending it
- * (webm-duration.script.ts says why). The browser function, run here as the page runs it.
+ * (plugins/recorder/browser/webm-duration.ts says why). The browser function, run here on WebM files.
  */
 
 const run = promisify(execFile)
-
-type Patch = (head: Uint8Array, milliseconds: number) => Uint8Array[] | null
-// The very text the page runs, made a function here.
-const webmWithDuration = new Function(`${WEBM_DURATION_SCRIPT}\nreturn webmWithDuration`)() as Patch
 
 /** An EBML element: ID bytes, size on `width` bytes (or unknown), content. */
 function element(id: number[], content: Buffer, width = 1, unknown = false): Buffer {

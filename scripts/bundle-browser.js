@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// Bundles the pages' browser scripts (npm run build, after tsc; also vitest's global setup, so the suite never
+// runs against stale bundles): each plugins/<plugin>/browser/<name>.browser.ts, with what it imports, becomes
+// dist/browser/<name>.js, one classic script (an IIFE) that the plugin serves under a name or query carrying its
+// content hash (src/kernel/http/browser-script.ts reads it). Type-checked separately (tsconfig.browser.json):
+// esbuild only strips the types.
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
+import { basename, join, relative } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { build } from 'esbuild'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const ENTRY = '.browser.ts'
+export const OUT_DIR = join(ROOT, 'dist/browser')
+
+/**
+ * The recorder's script already needed async functions (ES2017). The player's and the upload page's were ES5, which
+ * esbuild cannot produce (it lowers nothing below ES2015): a browser that cannot run them any more (Internet
+ * Explorer) still plays the player's MP4 <source>s and posts the upload page's plain form, which need no script.
+ */
+export const TARGET = 'es2017'
+
+/** Every entry: `{ name, path }`, `name` unique across plugins (it is the asset's name). */
+export function browserEntries(root = ROOT) {
+  const entries = []
+  const plugins = join(root, 'plugins')
+  for (const plugin of readdirSync(plugins).sort()) {
+    const folder = join(plugins, plugin, 'browser')
+    if (!existsSync(folder)) continue
+    for (const file of readdirSync(folder).sort()) {
+      if (!file.endsWith(ENTRY)) continue
+      const name = basename(file, ENTRY)
+      const twin = entries.find((entry) => entry.name === name)
+      if (twin) {
+        throw new Error(
+          `two browser scripts would be dist/browser/${name}.js: ${relative(root, twin.path)} and ${relative(root, join(folder, file))}`,
+        )
+      }
+      entries.push({ name, path: join(folder, file) })
+    }
+  }
+  return entries
+}
+
+/** Writes `path` only when its content changes, through a rename: a server or test reading it never sees half a file. */
+function writeIfChanged(path, contents) {
+  if (existsSync(path) && readFileSync(path).equals(contents)) return
+  const temporary = `${path}.${process.pid}.tmp`
+  writeFileSync(temporary, contents)
+  renameSync(temporary, path)
+}
+
+/** Bundles every entry into dist/browser/; answers `{ name, path, bytes }` of each bundle. */
+export async function bundleBrowserScripts({ root = ROOT, outDir = OUT_DIR } = {}) {
+  const entries = browserEntries(root)
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: entries.map((entry) => ({ in: entry.path, out: entry.name })),
+    outdir: outDir,
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: TARGET,
+    tsconfig: join(root, 'tsconfig.browser.json'),
+    // Readable as served (no source maps are served); brotli or gzip take most of what minifying would.
+    minify: false,
+    charset: 'utf8',
+    legalComments: 'none',
+    write: false,
+    logLevel: 'warning',
+  })
+  await mkdir(outDir, { recursive: true })
+  return result.outputFiles.map((file) => {
+    writeIfChanged(file.path, Buffer.from(file.contents))
+    return { name: basename(file.path, '.js'), path: file.path, bytes: file.contents.length }
+  })
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const bundles = await bundleBrowserScripts()
+  if (process.argv.includes('--verbose')) {
+    for (const bundle of bundles) console.log(`${relative(ROOT, bundle.path)}: ${bundle.bytes} bytes`)
+  }
+}

@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { packageRoot } from '../../shared/package-root.js'
+import type { Readable } from 'node:stream'
+import type { HttpContext } from './context.js'
+import { type Reply, reply } from './reply.js'
+
+/** The content type of every script the server sends. */
+export const SCRIPT_TYPE = 'text/javascript; charset=utf-8'
+
+/** For assets whose URL carries their content hash or version: a cached copy never outlives its content. */
+export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable'
+
+/**
+ * A page's script as built: `plugins/<plugin>/browser/<name>.browser.ts` bundled by
+ * `npm run build` (scripts/bundle-browser.js) into `dist/browser/<name>.js`.
+ */
+export interface BrowserScript {
+  readonly name: string
+  readonly body: Buffer
+  /** 16 hex digits of the body's SHA-256: in the script's URL, so browsers may keep it for good. */
+  readonly hash: string
+  /** `<name>-<hash>.js`: the file name of a page that serves its script under a hashed name. */
+  readonly file: string
+  /** `"<hash>"`, the validator of `browserScriptReply`. */
+  readonly etag: string
+}
+
+const loaded = new Map<string, BrowserScript>()
+
+/**
+ * The bundle `name`, read once per process. Plugins ask for it while registering, so a missing
+ * bundle stops the boot with the way out, rather than failing a page later.
+ */
+export function browserScript(name: string): BrowserScript {
+  const known = loaded.get(name)
+  if (known) return known
+  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name)) throw new Error(`not a browser script name: "${name}"`)
+  const path = join(packageRoot(), 'dist', 'browser', `${name}.js`)
+  let body: Buffer
+  try {
+    body = readFileSync(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    throw new Error(
+      `the browser script "${name}" is not built (${path} is missing): run \`npm run build\`, ` +
+        'which bundles plugins/*/browser/*.browser.ts into dist/browser/',
+    )
+  }
+  const hash = createHash('sha256').update(body).digest('hex').slice(0, 16)
+  const script: BrowserScript = { name, body, hash, file: `${name}-${hash}.js`, etag: `"${hash}"` }
+  loaded.set(name, script)
+  return script
+}
+
+/**
+ * A script whose URL carries its version, with the cache headers of one: kept for good, 304 when
+ * the request holds this version (`If-None-Match`). `body` is called only for a 200.
+ */
+export function scriptReply(
+  c: HttpContext,
+  asset: { etag: string; size: number; body: () => string | Buffer | Readable },
+): Reply {
+  const headers = { 'Cache-Control': IMMUTABLE_CACHE, ETag: asset.etag, 'X-Content-Type-Options': 'nosniff' }
+  if (c.req.headers['if-none-match'] === asset.etag) return { status: 304, headers }
+  return reply.raw(200, asset.body(), SCRIPT_TYPE, { ...headers, 'Content-Length': String(asset.size) })
+}
+
+/** A page's script (see `scriptReply`). */
+export function browserScriptReply(c: HttpContext, script: BrowserScript): Reply {
+  return scriptReply(c, { etag: script.etag, size: script.body.length, body: () => script.body })
+}
