@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs part of the suite on another Node.js release, fetched from the npm registry (the `node`
+# package), in a copy of the checkout with its own node_modules: native modules (better-sqlite3)
+# are built for that release's ABI against its headers (npm_config_nodedir), and the checkout's
+# own node_modules stay the default Node's.
+#
+#   scripts/node-leg.sh <major> <vitest arguments...>
+#   scripts/node-leg.sh 22 test/kernel --reporter=json --outputFile.json=test-artifacts/node22.json
+#   scripts/node-leg.sh 24 smoke     # the operator's path: init, migrate, doctor, serve, curl --digest, SIGTERM
+#
+# The copy lives in $NODE_LEG_DIR (default: a temporary folder, removed at the end). Relative
+# --outputFile paths are written to the checkout, not to the copy. Exit status: vitest's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+major=${1:?usage: scripts/node-leg.sh <major> <vitest arguments...>}
+shift
+
+leg=${NODE_LEG_DIR:-$(mktemp -d)}
+[ -n "${NODE_LEG_DIR:-}" ] || trap 'rm -rf "$leg"' EXIT
+mkdir -p "$leg/node" "$leg/repo"
+
+# The node package installs the release for this platform under node_modules/node/node_modules.
+(cd "$leg/node" && npm install --no-save --no-fund --no-audit --loglevel=error "node@${major}" >/dev/null)
+nodedir=$(dirname "$(dirname "$(ls "$leg"/node/node_modules/node/node_modules/*/bin/node | head -n 1)")")
+[ -x "$nodedir/bin/node" ] || { echo "node@${major}: no binary under $leg/node"; exit 1; }
+export PATH="$nodedir/bin:$PATH"
+export npm_config_nodedir="$nodedir"
+echo "node-leg: $(node -v) from the npm registry ($nodedir)"
+
+# The tracked files as they are in the working tree (a fresh clone in CI), without node_modules.
+git ls-files -z | (cd "$repo" && xargs -0 tar -cf -) | tar -xf - -C "$leg/repo"
+ln -sfn "$repo/../shared" "$leg/shared" 2>/dev/null || true
+
+cd "$leg/repo"
+npm ci --no-fund --no-audit --loglevel=error >/dev/null
+node -e 'require("better-sqlite3")(":memory:").prepare("select 1").get()'
+npm run build --silent
+
+if [ "${1:-}" = smoke ]; then
+  # What an operator does on this release, each step's exit status checked: a crash at exit
+  # (a native module's teardown) would show here as a non-zero status or an abort message.
+  dir=$(mktemp -d)
+  run() { node "$leg/repo/bin/run.js" "$@"; }
+  key=$(cd "$dir" && run init --admin-email admin@example.org --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).api_key))')
+  (cd "$dir" && run migrate >/dev/null && run doctor >/dev/null)
+  port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  (cd "$dir" && MEDIACTL_PORT=$port exec node "$leg/repo/bin/run.js" serve) >"$dir/serve.log" 2>&1 &
+  server=$!
+  for _ in $(seq 1 120); do grep -q 'serving on' "$dir/serve.log" && break; sleep 0.5; done
+  status=$(curl -s -o /dev/null -w '%{http_code}' --digest -u "admin:${key}" "http://127.0.0.1:${port}/")
+  kill -TERM "$server"
+  code=0
+  wait "$server" || code=$?
+  if [ "$status" != 200 ] || [ "$code" != 0 ] || grep -q 'Assertion failed' "$dir/serve.log"; then
+    echo "node-leg smoke on $(node -v): GET / answered $status, serve exited $code"
+    cat "$dir/serve.log"
+    exit 1
+  fi
+  echo "node-leg smoke on $(node -v): init, migrate, doctor, serve, GET / 200 with Digest, SIGTERM exit 0"
+  rm -rf "$dir"
+  exit 0
+fi
+
+# --outputFile paths relative to the checkout, not to the copy.
+args=()
+for arg in "$@"; do
+  case "$arg" in
+    --outputFile*=/*) args+=("$arg") ;;
+    --outputFile*=*) args+=("${arg%%=*}=$repo/${arg#*=}") ;;
+    *) args+=("$arg") ;;
+  esac
+done
+npx vitest run "${args[@]}"
