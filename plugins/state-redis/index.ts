@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { definePlugin } from '../../src/kernel/index.js'
-import { COMMANDS, closeRedis, openRedis } from './redis-connection.js'
+import { COMMANDS, SUBSCRIPTIONS, closeRedis, openRedis } from './redis-connection.js'
 import { RedisLocks } from './redis-locks.js'
 import { RedisNonceCounter } from './redis-nonce-counter.js'
 
@@ -26,7 +26,7 @@ export default definePlugin({
     if (!url) throw new Error('state-redis needs a Redis URL: set redis_url (MEDIACTL_REDIS_URL) or state-redis.url')
     const redis = openRedis(url, ctx.log, 'commands', COMMANDS)
     // Pub/sub needs a connection of its own, without a command time limit (a subscription waits).
-    const subscriber = openRedis(url, ctx.log, 'subscriber')
+    const subscriber = openRedis(url, ctx.log, 'subscriber', SUBSCRIPTIONS)
     ctx.provide('nonceCounter', new RedisNonceCounter(redis, ctx.config.prefix))
     const locks = new RedisLocks(redis, subscriber, ctx.config.prefix)
     let stopping = false

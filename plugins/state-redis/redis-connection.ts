@@ -34,6 +34,14 @@ export function openRedis(url: string, log: Logger, role: string, options: Redis
 export const COMMANDS: RedisOptions = { commandTimeout: COMMAND_TIMEOUT_MS }
 
 /**
+ * Options of a subscribing connection. ioredis resubscribes by itself after a reconnection
+ * with a promise nobody holds: a connection closed just then (a shutdown while Redis comes
+ * back) rejects it unhandled. Its owner subscribes again at each `ready` instead
+ * (`RedisLocks.open`), where the error is caught.
+ */
+export const SUBSCRIPTIONS: RedisOptions = { autoResubscribe: false }
+
+/**
  * Closes a connection without waiting on a dead server: `quit` queues behind the reconnection
  * while Redis is down, which would hold a shutdown until its time limit.
  */

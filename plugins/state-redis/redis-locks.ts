@@ -29,15 +29,19 @@ export class RedisLocks implements LocksPort {
   ) {}
 
   /**
-   * Subscribes to the release channels; call once. Not awaited at boot (Redis may come up
-   * later): until the subscription is live, waiters still retry every RETRY_MS.
+   * Subscribes to the release channels, now and again each time the subscriber connection
+   * is back (it is opened with SUBSCRIPTIONS: no resubscription of ioredis's own); call once.
+   * Not awaited at boot (Redis may come up later): until the subscription is live, waiters
+   * still retry every RETRY_MS.
    */
   open(onError: (error: Error) => void): void {
     this.subscriber.on('pmessage', (_pattern: string, channel: string, key: string) => {
       if (channel === this.channel('request')) this.held.get(key)?.()
       if (channel === this.channel('released')) for (const wake of this.waiters.get(key) ?? []) wake()
     })
-    this.subscriber.psubscribe(`${this.prefix}lock-*`).catch(onError)
+    const subscribe = (): void => void this.subscriber.psubscribe(`${this.prefix}lock-*`).catch(onError)
+    this.subscriber.on('ready', subscribe)
+    if (this.subscriber.status === 'ready') subscribe()
   }
 
   private channel(kind: 'request' | 'released'): string {

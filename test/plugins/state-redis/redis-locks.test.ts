@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SUBSCRIPTIONS } from '../../../plugins/state-redis/redis-connection.js'
 import { RedisLocks } from '../../../plugins/state-redis/redis-locks.js'
 import { waitFor } from '../../helpers/wait.js'
 
@@ -16,7 +17,7 @@ describe.skipIf(!REDIS_URL)('state-redis locks (MEDIACTL_TEST_REDIS_URL)', () =>
   const subscriberIds: string[] = []
   const locks = async (): Promise<RedisLocks> => {
     const redis = new Redis(REDIS_URL!)
-    const subscriber = new Redis(REDIS_URL!)
+    const subscriber = new Redis(REDIS_URL!, SUBSCRIPTIONS)
     connections.push(redis, subscriber)
     subscriberIds.push(String(await subscriber.client('ID')))
     const made = new RedisLocks(redis, subscriber, prefix)
