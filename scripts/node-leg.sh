@@ -4,9 +4,14 @@
 # are built for that release's ABI against its headers (npm_config_nodedir), and the checkout's
 # own node_modules stay the default Node's.
 #
-#   scripts/node-leg.sh <major> <vitest arguments...>
+#   scripts/node-leg.sh <major> [smoke] [vitest arguments...]
 #   scripts/node-leg.sh 22 test/kernel --reporter=json --outputFile.json=test-artifacts/node22.json
 #   scripts/node-leg.sh 24 smoke     # the operator's path: init, migrate, doctor, serve, curl --digest, SIGTERM
+#   NODE_LEG_HEADERS=24.18.1 scripts/node-leg.sh 24 smoke test/kernel   # both, one build
+#
+# NODE_LEG_HEADERS builds the native modules against the headers of that release instead of
+# the runtime's own: better-sqlite3 12.x built against Node 24.19+ headers aborts at teardown
+# (nodejs/node#65446), built against 24.18.1 it runs on every 24.x (docs/decisions.md).
 #
 # The copy lives in $NODE_LEG_DIR (default: a temporary folder, removed at the end). Relative
 # --outputFile paths are written to the checkout, not to the copy. Exit status: vitest's.
@@ -26,7 +31,12 @@ nodedir=$(dirname "$(dirname "$(ls "$leg"/node/node_modules/node/node_modules/*/
 [ -x "$nodedir/bin/node" ] || { echo "node@${major}: no binary under $leg/node"; exit 1; }
 export PATH="$nodedir/bin:$PATH"
 export npm_config_nodedir="$nodedir"
-echo "node-leg: $(node -v) from the npm registry ($nodedir)"
+if [ -n "${NODE_LEG_HEADERS:-}" ]; then
+  mkdir -p "$leg/headers"
+  (cd "$leg/headers" && npm install --no-save --no-fund --no-audit --loglevel=error "node@${NODE_LEG_HEADERS}" >/dev/null)
+  npm_config_nodedir=$(dirname "$(dirname "$(ls "$leg"/headers/node_modules/node/node_modules/*/bin/node | head -n 1)")")
+fi
+echo "node-leg: $(node -v) from the npm registry ($nodedir), native modules built against $npm_config_nodedir"
 
 # The tracked files as they are in the working tree (a fresh clone in CI), without node_modules.
 git ls-files -z | (cd "$repo" && xargs -0 tar -cf -) | tar -xf - -C "$leg/repo"
@@ -59,7 +69,8 @@ if [ "${1:-}" = smoke ]; then
   fi
   echo "node-leg smoke on $(node -v): init, migrate, doctor, serve, GET / 200 with Digest, SIGTERM exit 0"
   rm -rf "$dir"
-  exit 0
+  shift
+  [ $# -gt 0 ] || exit 0
 fi
 
 # --outputFile paths relative to the checkout, not to the copy.

@@ -22,6 +22,7 @@ import {
   portCheck,
   storageBackendCheck,
 } from './doctor-checks.js'
+import { runtimeCheck } from './runtime-check.js'
 
 export type { Check, CheckStatus } from './doctor-checks.js'
 
@@ -93,6 +94,7 @@ export async function doctor(options: DoctorOptions = {}): Promise<Check[]> {
     add('config', failed(messageOf(error), CONFIG_FIX))
     return checks
   }
+  add('node.js', runtimeCheck())
   add('base_url', baseUrlCheck(config))
   add('http port', await portCheck(config.http.host, config.http.port, 'http.port (MEDIACTL_PORT) or http.host'))
   if (config.metrics.port) {

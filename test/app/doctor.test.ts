@@ -49,6 +49,7 @@ describe('a healthy instance', () => {
     expect(checks.filter((c) => c.status === 'warn').map((c) => c.name)).toEqual(['base_url'])
     expect(checks.map((c) => c.name)).toEqual([
       'config',
+      'node.js',
       'base_url',
       'http port',
       'data dir',
