@@ -58,6 +58,8 @@ export class PlayerAssets {
   readonly playerName: string
   private readonly hlsPath: string
   private readonly player: BrowserScript
+  /** The JavaScript embed's bundle (embed.script.ts wraps it for each widget). */
+  readonly embed: BrowserScript
   private assets: Promise<Map<string, Asset>> | undefined
 
   constructor() {
@@ -66,6 +68,7 @@ export class PlayerAssets {
     this.hlsPath = library.path
     this.player = browserScript('player')
     this.playerName = this.player.file
+    this.embed = browserScript('embed')
   }
 
   /** Reads and compresses the assets (once; later calls share the first). */

@@ -150,7 +150,7 @@ export function playerRoutes(r: Router, options: PlayerRouteOptions): void {
         const widget = await widgetOf(c, slug)
         await playableResource(c, widget.resourceSlug)
         const token = queryValue(c, 'token')
-        const script = embedScript({
+        const script = embedScript(assets.embed, {
           widget: widget.slug,
           page: c.links.url('embed', widget.slug) + (token ? `?token=${encodeURIComponent(token)}` : ''),
           width: widget.width,

@@ -178,6 +178,10 @@ describe.skipIf(!HAS_CHROMIUM)(
         })()`,
       )
       expect(layout).toEqual({ placed: true, box: 640, frame: [640, 360] })
+      // The bundle's names stay inside its wrapper: the host page gets window.mediactl only.
+      expect(
+        await js<string[]>(page, `['settings', 'player', 'frame', 'box', 'send'].filter((name) => name in window)`),
+      ).toEqual([])
       await page.setViewportSize({ width: 416, height: 600 })
       const small = await js<[number, number]>(
         page,
