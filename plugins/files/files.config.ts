@@ -1,5 +1,6 @@
 import { validateCronExpression } from 'cron'
 import { z } from 'zod'
+import { serviceKey } from '../../src/kernel/index.js'
 
 const bytes = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER)
 const seconds = z.coerce.number().int().min(60)
@@ -30,3 +31,6 @@ export const filesConfigSchema = z
   .strict()
 
 export type FilesConfig = z.infer<typeof filesConfigSchema>
+
+/** The file store's settings, for the plugins that make upload links or pages of their own (the recorder). */
+export const FILES_SETTINGS = serviceKey<Readonly<FilesConfig>>('files.settings')

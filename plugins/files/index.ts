@@ -6,7 +6,7 @@ import { directoryRoutes } from './directory.routes.js'
 import { fileQueries } from './file.queries.js'
 import { fileRoutes } from './file.routes.js'
 import { deleteUserFiles, dropMetadataValues } from './file.service.js'
-import { filesConfigSchema } from './files.config.js'
+import { FILES_SETTINGS, filesConfigSchema } from './files.config.js'
 import './files.events.js'
 import init from './migrations/20261122-files-init.js'
 import encodingRetry from './migrations/20261228-files-encoding-retry.js'
@@ -46,6 +46,7 @@ export { fileInfo } from './file.routes.js'
 export { nameField } from './name.fields.js'
 export { type DerivedFile, createDerivedFile, storeDerivedSource } from './upload.service.js'
 export { uploadBase, uploadToken } from './upload-token.js'
+export { FILES_SETTINGS, type FilesConfig } from './files.config.js'
 
 /**
  * The file store: each user's directories and files (`/files`, `/file/<slug>`), every
@@ -60,6 +61,7 @@ export default definePlugin({
   entities: [DirectoryEntity, StoredFileEntity, PendingUploadEntity, StorageTrashEntity],
   migrations: [init, encodingRetry],
   register(ctx) {
+    ctx.expose(FILES_SETTINGS, Object.freeze({ ...ctx.config }))
     const uploads = new UploadMetrics(ctx.metrics)
     ctx.routes((r) => {
       uploadLinkRoutes(r, ctx.config)

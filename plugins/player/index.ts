@@ -1,5 +1,5 @@
 import { definePlugin } from '../../src/kernel/index.js'
-import resources from '../resources/index.js'
+import { RESOURCES_SETTINGS } from '../resources/index.js'
 import init from './migrations/20261212-player-view-sessions.js'
 import { PlayerAssets } from './player-assets.js'
 import { playerConfigSchema } from './player.config.js'
@@ -24,9 +24,8 @@ export default definePlugin({
   entities: [PlayerViewSessionEntity],
   migrations: [init],
   register(ctx) {
-    // The page's media links are those of a resource asked with-token: the resources plugin's
-    // lifetime (validated by the kernel before this registers, so the parse cannot fail).
-    const { token_ttl: mediaTokenTtl } = resources.config!.parse(ctx.kernelConfig.resources ?? {})
+    // The page's media links are those of a resource asked with-token: the resources plugin's lifetime.
+    const { token_ttl: mediaTokenTtl } = ctx.use(RESOURCES_SETTINGS)
     const assets = new PlayerAssets()
     ctx.routes((r) => playerRoutes(r, { assets, mediaTokenTtl, viewTokenTtl: ctx.config.view_token_ttl }))
     ctx.onServe(() => {

@@ -1,5 +1,5 @@
 import { definePlugin } from '../../src/kernel/index.js'
-import files from '../files/index.js'
+import { FILES_SETTINGS } from '../files/index.js'
 import '../identity/index.js'
 import init from './migrations/20261210-recorder-init.js'
 import { RecorderCodeEntity } from './recorder-code.entity.js'
@@ -37,9 +37,8 @@ export default definePlugin({
   entities: [RecorderCodeEntity],
   migrations: [init],
   register(ctx) {
-    // The file store makes the upload links, with its own settings (upload base URL, link
-    // lifetime); the kernel validated them before registering it, so this parse cannot fail.
-    const filesConfig = files.config!.parse(ctx.kernelConfig.files ?? {})
+    // The file store makes the upload links, with its own settings (upload base URL, link lifetime).
+    const filesConfig = ctx.use(FILES_SETTINGS)
     ctx.routes((r) => widgetRoutes(r, ctx.config, filesConfig))
     ctx.routes((r) => recorderPageRoutes(r, filesConfig))
     // The foreign key cascades too; deleting explicitly keeps the outcome independent of it.

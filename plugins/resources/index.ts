@@ -9,7 +9,7 @@ import { RESOURCE_KIND } from './resource.lookup.js'
 import { resourceQueries } from './resource.queries.js'
 import { resourceRoutes } from './resource.routes.js'
 import { deleteResourcesIn, dropResourceMetadata } from './resource.service.js'
-import { resourcesConfigSchema } from './resources.config.js'
+import { RESOURCES_SETTINGS, resourcesConfigSchema } from './resources.config.js'
 
 export { type Resource, ResourceEntity } from './resource.entity.js'
 export type { ResourceExtras } from './resource.events.js'
@@ -25,6 +25,7 @@ export {
 } from './resource.queries.js'
 export { RESOURCE_TOKEN_PURPOSE, requireResourceGrant, resourceToken } from './resource-token.js'
 export { countView } from './resource.service.js'
+export { RESOURCES_SETTINGS, type ResourcesConfig } from './resources.config.js'
 
 /**
  * Resources, files published into streams: `GET/POST /stream/<slug>/resources`,
@@ -40,6 +41,7 @@ export default definePlugin({
   entities: [ResourceEntity],
   migrations: [init],
   register(ctx) {
+    ctx.expose(RESOURCES_SETTINGS, Object.freeze({ ...ctx.config }))
     ctx.authz.registerKind({
       kind: RESOURCE_KIND,
       parent: async (reader, id) => {

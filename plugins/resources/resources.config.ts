@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { serviceKey } from '../../src/kernel/index.js'
 
 /** The `resources` section of the configuration (docs/configuration.md). */
 export const resourcesConfigSchema = z
@@ -19,3 +20,6 @@ export const resourcesConfigSchema = z
   .strict()
 
 export type ResourcesConfig = z.infer<typeof resourcesConfigSchema>
+
+/** The resources' settings, for the plugins that describe resources in pages of their own (the player). */
+export const RESOURCES_SETTINGS = serviceKey<Readonly<ResourcesConfig>>('resources.settings')

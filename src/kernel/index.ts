@@ -91,6 +91,7 @@ export {
 } from './ports/storage.checks.js'
 export { ByteCounter } from './ports/storage.limit.js'
 export type { KernelServices } from './services.js'
+export { serviceKey, type ServiceKey } from './plugin-services.js'
 export { PollLoop } from './jobs/poll-loop.js'
 export type { AcquireOptions, LockLease, LocksPort } from './ports/locks.port.js'
 export {

@@ -26,6 +26,7 @@ import { MetricsRegistry } from './metrics/metrics-registry.js'
 import { listenMetrics } from './metrics/metrics-server.js'
 import { type Logger, createLogger } from './log.js'
 import { type PluginCatalog, type PluginContext, type PluginDefinition, type Seeder } from './plugin.js'
+import { PluginServices } from './plugin-services.js'
 import { PortRegistry } from './ports.js'
 import type { NonceCounterPort } from './ports/nonce-counter.port.js'
 import type { KernelServices } from './services.js'
@@ -69,6 +70,8 @@ export class Kernel {
   private readonly stoppers: { plugin: string; stop: () => Promise<void> | void }[] = []
   private readonly starters: { plugin: string; start: () => Promise<void> | void }[] = []
   private readonly hostResolvers: ((host: string) => Promise<string | null>)[] = []
+  /** What plugins expose to the plugins that depend on them (`ctx.expose`, `ctx.use`). */
+  private readonly pluginServices = new PluginServices()
   private server: Server | undefined
   /** The process's metrics registry: the kernel's metrics and the plugins' (`ctx.metrics`), from boot. */
   private readonly metricsRegistry = new MetricsRegistry()
@@ -192,6 +195,8 @@ export class Kernel {
       routes: (declare) => declare(this.routes.forPlugin(name)),
       provide: (port, impl) => services.ports.provide(name, port, impl),
       port: (port) => services.ports.get(port),
+      expose: (key, service) => this.pluginServices.expose(name, key, service),
+      use: (key) => this.pluginServices.use(plugin, key),
       job: (type, handler, options) => this.jobTypes.declare(name, type, handler, options),
       enqueue: (type, payload, options) => this.jobs.enqueue(type, payload, options),
       reconcile: (run) => this.jobs.reconcile(name, run),

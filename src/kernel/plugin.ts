@@ -13,6 +13,7 @@ import type { KernelPorts, PortName } from './ports.js'
 import type { EnqueueOptions, JobHandler, JobRecord, JobTypeOptions } from './jobs/job.types.js'
 import type { Reconciler } from './jobs/jobs.js'
 import type { PluginMetrics } from './metrics/metrics-registry.js'
+import type { ServiceKey } from './plugin-services.js'
 import type { KernelServices } from './services.js'
 
 /** A seeding step: creates default rows when missing. Must be idempotent. */
@@ -46,6 +47,16 @@ export interface PluginContext<C = unknown> {
   provide<P extends PortName>(port: P, impl: KernelPorts[P]): void
   /** The implementation of a port (call at request time, not during register). */
   port<P extends PortName>(port: P): KernelPorts[P]
+  /**
+   * Offers the plugins that depend on this one a service or settings under `key`, named
+   * `<this plugin>.<name>` and exported by this plugin's public entry (during register).
+   */
+  expose<T>(key: ServiceKey<T>, service: T): void
+  /**
+   * What a plugin of `dependsOn` exposed under `key` (during register, so handlers close over
+   * it): another plugin's settings come this way, never by parsing its configuration section.
+   */
+  use<T>(key: ServiceKey<T>): T
   /** Subscribes to an event. */
   on<E extends EventName>(event: E, handler: EventHandler<E>): void
   /** Emits an event and waits for every handler. */
