@@ -22,8 +22,9 @@ const FIX = 'install ffmpeg (for example "apt-get install ffmpeg") or set FFMPEG
 function binary(name: 'ffmpeg' | 'ffprobe', env: NodeJS.ProcessEnv): MediaBinary {
   const found = findMediaBinary(name, env)
   if (!found) throw new Error(`encoder-ffmpeg: no ${name} found: ${FIX}`)
-  // One on PATH was just run; a configured or bundled path is only checked, which costs
-  // nothing at each CLI start (`mediactl doctor` runs it and shows its version).
+  // One found on PATH is an executable file already; a configured or bundled path is checked
+  // the same way, never run, which costs nothing at each CLI start (`mediactl doctor` runs it
+  // and shows its version).
   // A bare command name (`FFMPEG_PATH=ffmpeg`) is looked up on PATH when run, like the PATH case.
   const command = found.source === 'path' || (found.source === 'env' && !found.path.includes('/'))
   if (!command) {

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process'
+import { accessSync, constants, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { delimiter, join } from 'node:path'
 
 export interface Binary {
   /** Absolute path or command name. */
@@ -10,13 +12,23 @@ export interface Binary {
 
 const require = createRequire(import.meta.url)
 
-function onPath(name: string): boolean {
-  try {
-    execFileSync(name, ['-version'], { stdio: 'ignore', timeout: 10_000 })
-    return true
-  } catch {
-    return false
+/**
+ * The executable file `name` in a folder of this process's PATH, as the shell would find it.
+ * Looked up, not run: every boot and CLI command asks, and running `ffmpeg -version` and
+ * `ffprobe -version` cost 200 ms there (`mediactl doctor` runs them, to show the version).
+ */
+function onPath(name: string): string | null {
+  for (const folder of (process.env.PATH ?? '').split(delimiter)) {
+    if (!folder) continue
+    const candidate = join(folder, name)
+    try {
+      accessSync(candidate, constants.X_OK)
+      if (statSync(candidate).isFile()) return candidate
+    } catch {
+      // Not here: the next folder.
+    }
   }
+  return null
 }
 
 /**
@@ -26,7 +38,8 @@ function onPath(name: string): boolean {
 export function findMediaBinary(name: 'ffmpeg' | 'ffprobe', env: NodeJS.ProcessEnv = process.env): Binary | null {
   const fromEnv = env[name === 'ffmpeg' ? 'FFMPEG_PATH' : 'FFPROBE_PATH']
   if (fromEnv) return { path: fromEnv, source: 'env' }
-  if (onPath(name)) return { path: name, source: 'path' }
+  const found = onPath(name)
+  if (found) return { path: found, source: 'path' }
   try {
     const bundled = (
       require(name === 'ffmpeg' ? '@ffmpeg-installer/ffmpeg' : '@ffprobe-installer/ffprobe') as { path: string }

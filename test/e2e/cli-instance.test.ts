@@ -163,6 +163,7 @@ describe('mediactl doctor on a healthy instance', () => {
     const marks = lines.filter((l) => !l.startsWith(' ')).map((l) => l.slice(0, 2) + l.slice(2).split(/ {2,}/)[0])
     expect(marks).toEqual([
       '✓ config',
+      '✓ node.js',
       // No public URL in a fresh instance: worth a look, not a failure.
       '! base_url',
       expect.stringMatching(/^[✓!] http port$/),
@@ -178,6 +179,7 @@ describe('mediactl doctor on a healthy instance', () => {
     expect(result.stdout).toContain(`sqlite at ${join(dir, 'data', 'mediactl.sqlite')}`)
     expect(result.stdout).toMatch(/✓ migrations +schema up to date \(\d+ migrations applied\)/)
     expect(result.stdout).toMatch(/✓ config +valid; 20 plugins \(queue inline, storage fs, state memory\)/)
+    expect(result.stdout).toContain(`Node.js ${process.versions.node}`)
     expect(result.stdout).toMatch(/✓ ffmpeg +ffmpeg version \S+ \((PATH|FFMPEG_PATH|bundled npm copy): /)
     // The flavor names clients will see.
     expect(result.stdout).toMatch(/flavors\s+video 1080p \(1920x1080\), 720p .*ladder resolution; audio aac, mp3/)
