@@ -8,6 +8,10 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: two test files at a time; most time is spent on sockets and the database.
     maxWorkers: 2,
+    // Each worker process runs file after file with its modules loaded once: a fresh process per file
+    // spent 4 of the suite's 16 minutes importing the kernel and every plugin again (docs/decisions.md).
+    // Files therefore restore what they change in the process (environment variables, listeners).
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default'],
