@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the same test files several times in a row, each run in another order (vitest's shuffle, seeded
-# by the run's number), to show that timing-prone tests do not flake. Every run is made, even after a
+# Runs the same test files several times in a row, the files in another order each run (vitest's shuffle,
+# seeded by the run's number; the tests of a file keep their order, as some are steps of one scenario), to
+# show that timing-prone tests do not flake. Every run is made, even after a
 # failure; the exit status is 1 when any run failed.
 #
 #   scripts/repeat-tests.sh <runs> <vitest arguments...>
@@ -16,7 +17,7 @@ failed_runs=0
 for run in $(seq 1 "$runs"); do
   report="test-artifacts/repeat-${run}.json"
   started=$(date +%s)
-  npx vitest run "$@" --sequence.shuffle --sequence.seed="$run" --reporter=dot --reporter=json \
+  npx vitest run "$@" --sequence.shuffle.files --sequence.seed="$run" --reporter=dot --reporter=json \
     --outputFile.json="$report" > "test-artifacts/repeat-${run}.log" 2>&1
   status=$?
   counts=$(node -e '

@@ -1,9 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CATALOG } from '../../src/catalog.js'
 import { packageRoot } from '../../src/shared/package-root.js'
+import { scratchTree } from './scratch-tree.js'
 import { configReads } from './config-reads.js'
 
 describe('each plugin reads only its own configuration section', () => {
@@ -13,12 +11,7 @@ describe('each plugin reads only its own configuration section', () => {
 })
 
 describe('the check itself', () => {
-  const root = mkdtempSync(join(tmpdir(), 'mediactl-config-reads-'))
-  afterAll(() => rmSync(root, { recursive: true, force: true }))
-  const write = (path: string, text: string): void => {
-    mkdirSync(dirname(join(root, path)), { recursive: true })
-    writeFileSync(join(root, path), text)
-  }
+  const { root, write } = scratchTree('mediactl-config-reads-')
   write(
     'plugins/a/index.ts',
     [

@@ -1,9 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CATALOG } from '../../src/catalog.js'
 import { packageRoot } from '../../src/shared/package-root.js'
+import { scratchTree } from './scratch-tree.js'
 import { importViolations } from './import-graph.js'
 
 describe('the import graph keeps the architecture', () => {
@@ -15,12 +13,7 @@ describe('the import graph keeps the architecture', () => {
 })
 
 describe('the check itself fails on a wrong import', () => {
-  const root = mkdtempSync(join(tmpdir(), 'mediactl-imports-'))
-  afterAll(() => rmSync(root, { recursive: true, force: true }))
-  const write = (path: string, text: string): void => {
-    mkdirSync(dirname(join(root, path)), { recursive: true })
-    writeFileSync(join(root, path), text)
-  }
+  const { root, write } = scratchTree('mediactl-imports-')
   write('src/kernel/index.ts', "export { helper } from './helper.js'\n")
   write('src/kernel/helper.ts', "import { thing } from '../../plugins/b/index.js'\nexport const helper = thing\n")
   write('src/shared/util.ts', 'export const util = 1\n')

@@ -125,6 +125,25 @@ describe('server limits (defaults)', () => {
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 
+describe('a connection that never sends a byte, past http.headers_timeout (idle_timeout far off)', () => {
+  let app: TestApp
+  beforeAll(async () => {
+    app = await startApp({ config: { http: { headers_timeout: 1, idle_timeout: 120 } } })
+  })
+  afterAll(async () => app?.close())
+
+  it('is closed without an answer: it made no request (a browser preconnection, a probe)', async () => {
+    const silent = await openSocket(app.url)
+    await waitFor(silent.closed, { timeout: 10_000, message: 'the server to close the silent socket' })
+    expect(silent.received()).toBe('')
+    // One byte makes it a request that came too slowly: 408.
+    const started = await openSocket(app.url)
+    started.socket.write('G')
+    await waitFor(started.closed, { timeout: 10_000, message: 'the server to close the slow socket' })
+    expect(started.received()).toMatch(/^HTTP\/1\.1 408 /)
+  })
+})
+
 describe('server limits (tight settings)', () => {
   let app: TestApp
   beforeAll(async () => {

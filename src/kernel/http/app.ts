@@ -405,6 +405,12 @@ export function createHttpServer(
       socket.destroy()
       return
     }
+    // A connection that never sent a byte (a browser's preconnection, a probe) made no request:
+    // it is closed without an answer, as the idle timeout closes it, whichever deadline comes first.
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && (socket as Duplex & { bytesRead?: number }).bytesRead === 0) {
+      socket.destroy()
+      return
+    }
     // Garbage after a whole request still being answered: that answer is finished first, then
     // the connection closes (the garbage gets none: it was no request). A request whose own
     // body broke is cut at once, so that its handler sees the body fail and cleans up.
