@@ -24,8 +24,8 @@ function binary(name: 'ffmpeg' | 'ffprobe', env: NodeJS.ProcessEnv): MediaBinary
   if (!found) throw new Error(`encoder-ffmpeg: no ${name} found: ${FIX}`)
   // One found on PATH is an executable file already; a configured or bundled path is checked
   // the same way, never run, which costs nothing at each CLI start (`mediactl doctor` runs it
-  // and shows its version).
-  // A bare command name (`FFMPEG_PATH=ffmpeg`) is looked up on PATH when run, like the PATH case.
+  // and shows its version). A bare command name (`FFMPEG_PATH=ffmpeg`) is looked up on PATH
+  // when run.
   const command = found.source === 'path' || (found.source === 'env' && !found.path.includes('/'))
   if (!command) {
     try {

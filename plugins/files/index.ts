@@ -61,7 +61,7 @@ export default definePlugin({
   entities: [DirectoryEntity, StoredFileEntity, PendingUploadEntity, StorageTrashEntity],
   migrations: [init, encodingRetry],
   register(ctx) {
-    ctx.expose(FILES_SETTINGS, Object.freeze({ ...ctx.config }))
+    ctx.expose(FILES_SETTINGS, ctx.config)
     const uploads = new UploadMetrics(ctx.metrics)
     ctx.routes((r) => {
       uploadLinkRoutes(r, ctx.config)

@@ -41,7 +41,7 @@ export default definePlugin({
   entities: [ResourceEntity],
   migrations: [init],
   register(ctx) {
-    ctx.expose(RESOURCES_SETTINGS, Object.freeze({ ...ctx.config }))
+    ctx.expose(RESOURCES_SETTINGS, ctx.config)
     ctx.authz.registerKind({
       kind: RESOURCE_KIND,
       parent: async (reader, id) => {

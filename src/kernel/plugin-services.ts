@@ -1,6 +1,6 @@
 /**
  * What a plugin offers the plugins that depend on it, such as its settings, under a typed key
- * its public entry exports (`serviceKey<FilesSettings>('files.settings')`). The user resolves
+ * its public entry exports (`serviceKey<FilesConfig>('files.settings')`). The user resolves
  * it once while it registers (`ctx.use(key)`: its dependencies registered before it) and its
  * handlers close over the value: nobody parses another plugin's configuration section or
  * looks a shared bag up per request.
