@@ -75,16 +75,18 @@ describe('state-redis locks when Redis restarts', () => {
     try {
       new RedisLocks(redis, late, 'restart-test:').open((error) => void lateErrors.push(error))
       await waitFor(async () => (await subscriberCount()) === 2, { message: 'the second subscription' })
-      await stopRedis(server)
-      server = await startRedis(port)
       // The shutdown of a process while Redis comes back: closed on `ready`, the subscription unanswered.
-      await new Promise<void>((resolve) =>
+      // Listened for before the restart: the connection may be back before startRedis returns.
+      const closedOnReady = new Promise<void>((resolve) =>
         late.once('ready', () => {
           proxy.holdReplies()
           late.disconnect()
           resolve()
         }),
       )
+      await stopRedis(server)
+      server = await startRedis(port)
+      await closedOnReady
       await waitFor(() => lateErrors.length > 0, { message: 'the failed subscription reported to open’s onError' })
       expect(lateErrors[0]!.message).toMatch(/Connection is closed/)
       // Node reports an unhandled rejection once the microtasks of the current task are done.
