@@ -1,4 +1,3 @@
-import type { KernelServices } from '../../src/kernel/index.js'
 import { CHANNEL_TYPE_WORD, type ChannelType } from './channel.types.js'
 
 /** The channel types of one kernel, once collected. */
@@ -68,19 +67,4 @@ export class ChannelTypeRegistry {
     }
     return new ChannelTypes([...types.values()])
   }
-}
-
-// One registry per kernel, keyed by its services object: several kernels may share a process (tests).
-const registries = new WeakMap<KernelServices, ChannelTypeRegistry>()
-
-/** Makes a kernel's registry reachable from its services (`register` of the channels plugin). */
-export function attachRegistry(services: KernelServices, registry: ChannelTypeRegistry): void {
-  registries.set(services, registry)
-}
-
-/** The registry of the kernel owning `services`; throws when the channels plugin is not enabled there. */
-export function registryOf(services: KernelServices): ChannelTypeRegistry {
-  const registry = registries.get(services)
-  if (!registry) throw new Error('the channels plugin is not enabled in this kernel')
-  return registry
 }

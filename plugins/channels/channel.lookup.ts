@@ -8,7 +8,7 @@ import { type ChannelView, channelQueries } from './channel.queries.js'
  */
 export async function channelFromPath(c: HttpContext, media: MediaView): Promise<ChannelView> {
   const slug = c.param('channel')
-  const channel = await channelQueries.bySlug(c.services.reader, media.id, slug)
+  const channel = await channelQueries.bySlug(c.reader, media.id, slug)
   if (!channel) throw notFound(`No channel "${slug}" in media "${media.slug}".`)
   return channel
 }

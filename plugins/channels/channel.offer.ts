@@ -1,6 +1,6 @@
-import type { KernelServices } from '../../src/kernel/index.js'
+import { type Reader, serviceKey } from '../../src/kernel/index.js'
 import type { RenditionView } from '../encoding/index.js'
-import { registryOf } from './channel-type.registry.js'
+import type { ChannelTypeRegistry } from './channel-type.registry.js'
 import type { ChannelType, FlavorChoice } from './channel.types.js'
 import { channelQueries } from './channel.queries.js'
 
@@ -34,13 +34,25 @@ export function offerOf(types: readonly ChannelType[]): ChannelOffer {
   }
 }
 
-/**
- * What the online channels of a media offer (committed data), for the resources plugin:
- * offline channels and channels of unknown types contribute nothing. `services` are the
- * kernel's (`ctx.services`, `c.services`): the channel types are those of that kernel.
- */
-export async function channelOffer(services: KernelServices, mediaId: number): Promise<ChannelOffer> {
-  const types = await registryOf(services).types()
-  const words = await channelQueries.onlineTypes(services.reader, mediaId)
-  return offerOf(words.map((word) => types.get(word)).filter((type): type is ChannelType => type !== undefined))
+/** What the online channels of a media offer, for the plugins that show media (`CHANNEL_OFFERS`). */
+export interface ChannelOffers {
+  /**
+   * What the online channels of `mediaId` offer (committed data, read with `reader`):
+   * offline channels and channels of unknown types contribute nothing.
+   */
+  of(reader: Reader, mediaId: number): Promise<ChannelOffer>
+}
+
+/** The channels plugin's offers, for the plugins that depend on it. */
+export const CHANNEL_OFFERS = serviceKey<ChannelOffers>('channels.offers')
+
+/** The offers of the channel types of `registry` (one per kernel: several may share a process). */
+export function channelOffers(registry: ChannelTypeRegistry): ChannelOffers {
+  return {
+    async of(reader, mediaId) {
+      const types = await registry.types()
+      const words = await channelQueries.onlineTypes(reader, mediaId)
+      return offerOf(words.map((word) => types.get(word)).filter((type): type is ChannelType => type !== undefined))
+    },
+  }
 }

@@ -16,7 +16,7 @@ import { channelInfoXml, channelListXml } from './channel.xml.js'
 const CHANGE_THEME = 'media.change_theme'
 
 const info = async (c: HttpContext, id: number, status: number, types: ChannelTypes) =>
-  reply.xml(status, channelInfoXml(c.links, (await channelQueries.byId(c.services.reader, id)) as ChannelView, types))
+  reply.xml(status, channelInfoXml(c.links, (await channelQueries.byId(c.reader, id)) as ChannelView, types))
 
 /**
  * The rules beyond each field's own (412 first, then 403): theming only on themed types, and
@@ -42,7 +42,7 @@ export function channelRoutes(r: Router, registry: ChannelTypeRegistry): void {
     async (c) => {
       const media = await mediaFromPath(c, 'media.view')
       const types = await registry.types()
-      const reader = c.services.reader
+      const reader = c.reader
       const items = await c.list(await channelQueries.count(reader, media.id), (page) =>
         channelQueries.page(reader, media.id, page.offset, page.limit),
       )

@@ -1,7 +1,8 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import '../media/index.js'
 import { apiChannelType } from './api.channel-type.js'
-import { ChannelTypeRegistry, attachRegistry } from './channel-type.registry.js'
+import { ChannelTypeRegistry } from './channel-type.registry.js'
+import { CHANNEL_OFFERS, channelOffers } from './channel.offer.js'
 import { ChannelEntity } from './channel.entity.js'
 import { channelRoutes } from './channel.routes.js'
 import { deleteChannelsOf, seedChannels } from './channel.service.js'
@@ -15,7 +16,7 @@ import { widgetChannelType } from './widget.channel-type.js'
 export { type Channel, ChannelEntity } from './channel.entity.js'
 export { type ChannelView, channelQueries } from './channel.queries.js'
 export { type ChannelType, type FlavorChoice } from './channel.types.js'
-export { type ChannelOffer, channelOffer } from './channel.offer.js'
+export { CHANNEL_OFFERS, type ChannelOffer, type ChannelOffers } from './channel.offer.js'
 export { ChannelTypes } from './channel-type.registry.js'
 export { DEFAULT_CHANNELS } from './channel.service.js'
 export { FEED_CHANNEL_TYPE, FEED_FILE, feedUrl } from './feed.url.js'
@@ -33,7 +34,7 @@ export const BUILT_IN_CHANNEL_TYPES: readonly ChannelType[] = [
  * Publication channels of a media: `GET/POST /media/<slug>/channels`,
  * `GET/PUT/DELETE /media/<slug>/channel/<slug>`. A new media gets a Web and a Widget channel;
  * deleting a media deletes its channels. Channel types are pluggable: the built-in ones plus
- * those other plugins add on `channels.types`; `channelOffer` tells the resources plugin what
+ * those other plugins add on `channels.types`; `CHANNEL_OFFERS` tells the plugins that show media what
  * a media's online channels offer (flavors, players). Syndication channels show the address
  * of their feed, which the `syndication` plugin serves.
  */
@@ -45,7 +46,7 @@ export default definePlugin({
   register(ctx) {
     // Per kernel, never per module: several kernels may run in one process.
     const registry = new ChannelTypeRegistry(BUILT_IN_CHANNEL_TYPES, (add) => ctx.emit('channels.types', { add }))
-    attachRegistry(ctx.services, registry)
+    ctx.expose(CHANNEL_OFFERS, channelOffers(registry))
     ctx.routes((r) => {
       channelRoutes(r, registry)
     })

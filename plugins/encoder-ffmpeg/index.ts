@@ -15,6 +15,7 @@ export { EncoderInputError, EncoderTimeoutError, FfmpegError } from './encoder.e
  */
 export default definePlugin({
   name: 'encoder-ffmpeg',
+  provides: ['encoder'],
   config: encoderConfigSchema,
   register(ctx) {
     const binaries = findBinaries()

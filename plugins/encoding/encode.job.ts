@@ -19,7 +19,7 @@ const folderName = (id: string): string => `job-${id.replace(/[^A-Za-z0-9_-]/g, 
  * status follows the job (encoding-state.hook.ts).
  */
 async function settle(pc: PipelineContext, fileId: number, work: string, error: unknown): Promise<never | void> {
-  if (error instanceof FileGone || !(await fileQueries.fileById(pc.services.reader, fileId))) {
+  if (error instanceof FileGone || !(await fileQueries.fileById(pc.reader, fileId))) {
     pc.log.info({ file: fileId }, 'file deleted during its encoding')
     return
   }
@@ -36,7 +36,7 @@ async function settle(pc: PipelineContext, fileId: number, work: string, error: 
 export function encodeJob(pc: PipelineContext): JobHandler {
   return async (job) => {
     const fileId = Number(job.payload.fileId)
-    const file = Number.isSafeInteger(fileId) ? await fileQueries.fileById(pc.services.reader, fileId) : undefined
+    const file = Number.isSafeInteger(fileId) ? await fileQueries.fileById(pc.reader, fileId) : undefined
     if (!file) return
     const work = join(pc.workRoot, folderName(job.id))
     let run: EncodingRun | undefined
@@ -48,7 +48,7 @@ export function encodeJob(pc: PipelineContext): JobHandler {
       await run.execute()
     } catch (error) {
       if (run && !run.recorded) {
-        await removeObjects(pc.services.ports.get('storage'), run.runPrefix).catch((cleanup: unknown) =>
+        await removeObjects(pc.storage, run.runPrefix).catch((cleanup: unknown) =>
           pc.log.warn({ err: cleanup, file: file.id }, 'renditions of a failed run not removed; the next run does'),
         )
       }

@@ -8,12 +8,13 @@ import {
   type Histogram,
   HttpError,
   type JobContext,
-  type KernelServices,
   type Logger,
+  type Reader,
+  type StoragePort,
   type ProbeResult,
   type RenditionOutput,
 } from '../../src/kernel/index.js'
-import { type FileView, fileQueries, requireSpaceFor, setEncodingState } from '../files/index.js'
+import { type DerivedFiles, type FileView, fileQueries, requireSpaceFor, setEncodingState } from '../files/index.js'
 import { FileGone, MediaFailure, UNREADABLE, reasonOf } from './encoding-failure.js'
 import { EncodingProgress } from './encoding-progress.js'
 import { copyToLocal, localSize, removeObjects, storeFolder, storeLocal } from './media-transfer.js'
@@ -26,7 +27,13 @@ export const SNAPSHOT_COUNT = 10
 
 /** What the encoding job needs from its plugin. */
 export interface PipelineContext {
-  services: KernelServices
+  storage: StoragePort
+  /** Undefined without an encoder plugin: every run then fails, saying which to enable. */
+  encoder: EncoderPort | undefined
+  /** Committed data. */
+  reader: Reader
+  /** Stores a derived file's bytes (the files plugin's `DERIVED_FILES`). */
+  derived: DerivedFiles
   /** A fresh EntityManager. */
   em(): EntityManager
   log: Logger
@@ -36,6 +43,12 @@ export interface PipelineContext {
   maxAttempts: number
   /** `mediactl_encode_seconds_per_output_second`: wall seconds of a run per second of media made, by kind. */
   encodeSpeed: Histogram<'kind'>
+}
+
+/** The encoder of the pipeline; throws, saying what to enable, without one. */
+export function encoderOf(pc: PipelineContext): EncoderPort {
+  if (!pc.encoder) throw new Error('no plugin provides the "encoder" port; enable one in the "plugins" config key')
+  return pc.encoder
 }
 
 /** The run's share of progress by step: copying and probing, encoding, snapshots, storing. */
@@ -77,8 +90,8 @@ export class EncodingRun {
     readonly file: FileView,
     readonly work: string,
   ) {
-    this.storage = pc.services.ports.get('storage')
-    this.encoder = pc.services.ports.get('encoder')
+    this.storage = pc.storage
+    this.encoder = encoderOf(pc)
     this.progress = new EncodingProgress(() => pc.em(), file.id, job, pc.log)
     this.renditionsPrefix = `${file.storagePrefix}renditions/`
     this.runPrefix = `${this.renditionsPrefix}${randomBytes(6).toString('hex')}/`
@@ -164,7 +177,7 @@ export class EncodingRun {
    * file never holds more than its recorded set and the set being made.
    */
   private async removeLeftovers(): Promise<void> {
-    const recorded = await renditionQueries.ofFile(this.pc.services.reader, this.file.id)
+    const recorded = await renditionQueries.ofFile(this.pc.reader, this.file.id)
     const keep = (key: string): boolean =>
       recorded.some((r) => (r.storageKey.endsWith('/') ? key.startsWith(r.storageKey) : key === r.storageKey))
     await removeObjects(this.storage, this.renditionsPrefix, keep)
@@ -215,9 +228,9 @@ export class EncodingRun {
 
   /** Bytes the new set adds to what the file stores now (a custom snapshot stays). */
   private async growth(planned: readonly Planned[]): Promise<number> {
-    const custom = await renditionQueries.one(this.pc.services.reader, this.file.id, 'snapshot', 'custom')
+    const custom = await renditionQueries.one(this.pc.reader, this.file.id, 'snapshot', 'custom')
     const total = planned.reduce((sum, r) => sum + r.size, custom?.size ?? 0)
-    const current = await fileQueries.fileById(this.pc.services.reader, this.file.id)
+    const current = await fileQueries.fileById(this.pc.reader, this.file.id)
     if (!current) throw new FileGone()
     return total - (current.storedBytes - current.size)
   }

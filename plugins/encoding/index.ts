@@ -1,10 +1,11 @@
 import { join } from 'node:path'
 import { type EntityManager, definePlugin } from '../../src/kernel/index.js'
-import { setEncodingState } from '../files/index.js'
+import { DERIVED_FILES, setEncodingState } from '../files/index.js'
 import { ENCODE_JOB, encodeJob } from './encode.job.js'
 import { encodingConfigSchema } from './encoding.config.js'
 import { encodingReconciler } from './encoding.reconciler.js'
 import { encodingStateHook } from './encoding-state.hook.js'
+import type { PipelineContext } from './encoding-run.js'
 import { INSERT_LOGO_JOB, insertLogoJob } from './insert-logo.job.js'
 import { MediaLinks } from './media-links.js'
 import { mediaRoutes } from './media.routes.js'
@@ -38,9 +39,14 @@ export default definePlugin({
   migrations: [init],
   register(ctx) {
     const workRoot = join(ctx.kernelConfig.data_dir, 'work')
-    const media = new MediaLinks(ctx.services, ctx.config.token_ttl)
-    const pipeline = {
-      services: ctx.services,
+    const media = new MediaLinks(ctx.links, ctx.tokens, ctx.config.token_ttl)
+    const storage = ctx.port('storage')
+    const derived = ctx.use(DERIVED_FILES)
+    const pipeline: PipelineContext = {
+      storage,
+      encoder: ctx.hasPort('encoder') ? ctx.port('encoder') : undefined,
+      reader: ctx.reader,
+      derived,
       em: () => ctx.em(),
       log: ctx.log,
       workRoot,
@@ -62,7 +68,7 @@ export default definePlugin({
       await setEncodingState(em, file.id, { status: 'waiting' })
       await queueEncoding(em, file)
     })
-    ctx.reconcile(encodingReconciler(ctx.services.reader, () => ctx.em(), queueEncoding))
+    ctx.reconcile(encodingReconciler(ctx.reader, () => ctx.em(), queueEncoding))
     ctx.on('file.deleted', ({ em, files }) =>
       deleteRenditions(
         em,
@@ -81,16 +87,16 @@ export default definePlugin({
     })
     ctx.onServe(() => {
       // The encoder port is optional for the kernel; without it every encoding would fail.
-      if (!ctx.services.ports.has('encoder')) {
+      if (!pipeline.encoder) {
         ctx.log.warn('no encoder is enabled (encoder-ffmpeg): uploaded files will fail their encoding')
       }
     })
     ctx.routes((r) => {
-      snapshotRoutes(r, ctx.config, media, workRoot)
-      studioRoutes(r, (tx, payload, file) =>
+      snapshotRoutes(r, pipeline, ctx.config, media)
+      studioRoutes(r, derived, ctx.emit, (tx, payload, file) =>
         ctx.enqueue(INSERT_LOGO_JOB, payload, { key: `insertlogo:${file.id}`, subject: file.slug, em: tx }),
       )
-      mediaRoutes(r)
+      mediaRoutes(r, storage)
     })
   },
 })

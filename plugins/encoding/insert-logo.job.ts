@@ -2,10 +2,10 @@ import { createReadStream } from 'node:fs'
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { HttpError, type JobHandler, type LogoPlacement } from '../../src/kernel/index.js'
-import { type FileView, fileQueries, storeDerivedSource } from '../files/index.js'
+import { type FileView, fileQueries } from '../files/index.js'
 import { FileGone, MediaFailure, reasonOf } from './encoding-failure.js'
 import { EncodingProgress } from './encoding-progress.js'
-import type { PipelineContext } from './encoding-run.js'
+import { type PipelineContext, encoderOf } from './encoding-run.js'
 import { copyToLocal } from './media-transfer.js'
 
 /** The job type of a logo insertion; its key is `insertlogo:<new file id>`. */
@@ -26,7 +26,7 @@ const folderName = (id: string): string => `logo-${id.replace(/[^A-Za-z0-9_-]/g,
 
 /** The file a payload names, or a media failure saying which is gone. */
 async function input(pc: PipelineContext, id: unknown, what: string): Promise<FileView> {
-  const file = Number.isSafeInteger(Number(id)) ? await fileQueries.fileById(pc.services.reader, Number(id)) : undefined
+  const file = Number.isSafeInteger(Number(id)) ? await fileQueries.fileById(pc.reader, Number(id)) : undefined
   if (!file) throw new MediaFailure(`the ${what} was deleted before the logo was inserted`)
   return file
 }
@@ -47,7 +47,7 @@ function placementOf(value: unknown): LogoPlacement {
 export function insertLogoJob(pc: PipelineContext): JobHandler {
   return async (job) => {
     const fileId = Number(job.payload.fileId)
-    const file = Number.isSafeInteger(fileId) ? await fileQueries.fileById(pc.services.reader, fileId) : undefined
+    const file = Number.isSafeInteger(fileId) ? await fileQueries.fileById(pc.reader, fileId) : undefined
     // Its bytes are stored: their encoding was queued in the same transaction.
     if (!file || file.size > 0) return
     const work = join(pc.workRoot, folderName(job.id))
@@ -56,12 +56,12 @@ export function insertLogoJob(pc: PipelineContext): JobHandler {
       await mkdir(work, { recursive: true })
       const source = await input(pc, job.payload.sourceId, 'original video')
       const logo = await input(pc, job.payload.logoId, 'logo')
-      const storage = pc.services.ports.get('storage')
+      const storage = pc.storage
       const video = join(work, 'video')
       const picture = join(work, 'logo')
       await copyToLocal(storage, source.storageKey, video, job.signal)
       await copyToLocal(storage, logo.storageKey, picture, job.signal)
-      const encoder = pc.services.ports.get('encoder')
+      const encoder = encoderOf(pc)
       const progress = new EncodingProgress(() => pc.em(), file.id, job, pc.log)
       const output = join(work, 'with-logo.mp4')
       try {
@@ -82,7 +82,7 @@ export function insertLogoJob(pc: PipelineContext): JobHandler {
       await progress.reach(INSERTED)
       job.signal.throwIfAborted()
       try {
-        await storeDerivedSource(pc.services, pc.em(), file, createReadStream(output), (tx) => job.hold(tx))
+        await pc.derived.storeSource(pc.em(), file, createReadStream(output), (tx) => job.hold(tx))
       } catch (error) {
         if (!(error instanceof HttpError)) throw error
         if (error.status === 404) throw new FileGone()
@@ -90,7 +90,7 @@ export function insertLogoJob(pc: PipelineContext): JobHandler {
         throw new MediaFailure(`not enough space for the file with the logo: ${why}`)
       }
     } catch (error) {
-      if (error instanceof FileGone || !(await fileQueries.fileById(pc.services.reader, file.id))) {
+      if (error instanceof FileGone || !(await fileQueries.fileById(pc.reader, file.id))) {
         pc.log.info({ file: file.id }, 'file deleted during its logo insertion')
         return
       }

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream'
 import {
   type HttpContext,
   type Reply,
+  type StoragePort,
   byteHeaders,
   byteRange,
   notFound,
@@ -49,9 +50,14 @@ function closeWithResponse(c: HttpContext, body: Readable): Readable {
  * `Content-Range`, `Accept-Ranges: bytes`, validators (`ETag`, `Last-Modified`; `If-Range`
  * honoured, `If-None-Match` answered 304), 416 for a range past the end. 404 when absent.
  */
-export async function serveStored(c: HttpContext, key: string, type: string, maxAge: number): Promise<Reply> {
+export async function serveStored(
+  storage: StoragePort,
+  c: HttpContext,
+  key: string,
+  type: string,
+  maxAge: number,
+): Promise<Reply> {
   const cache = cacheControl(c, maxAge)
-  const storage = c.services.ports.get('storage')
   const stat = await storage.stat(key)
   if (!stat) throw notFound('Nothing is stored at this address (yet).')
   const validators = validatorsOf(stat)
@@ -69,8 +75,7 @@ export async function serveStored(c: HttpContext, key: string, type: string, max
 }
 
 /** Reads a small stored object whole (a playlist), or 404. */
-async function readSmall(c: HttpContext, key: string): Promise<string> {
-  const storage = c.services.ports.get('storage')
+async function readSmall(storage: StoragePort, key: string): Promise<string> {
   const stat = await storage.stat(key)
   if (!stat) throw notFound('Nothing is stored at this address (yet).')
   if (stat.size > MAX_PLAYLIST_BYTES) throw new Error(`playlist ${key} is larger than ${MAX_PLAYLIST_BYTES} bytes`)
@@ -107,9 +112,14 @@ export function tokenizePlaylist(playlist: string, token: string): string {
  * Answers an HLS playlist: as stored (byte ranges and all) for Digest requests, with the
  * token put in its URIs for token requests.
  */
-export async function servePlaylist(c: HttpContext, key: string, token: string | undefined): Promise<Reply> {
+export async function servePlaylist(
+  storage: StoragePort,
+  c: HttpContext,
+  key: string,
+  token: string | undefined,
+): Promise<Reply> {
   const type = 'application/vnd.apple.mpegurl'
-  if (token === undefined) return serveStored(c, key, type, CACHE.playlists)
-  const body = tokenizePlaylist(await readSmall(c, key), token)
+  if (token === undefined) return serveStored(storage, c, key, type, CACHE.playlists)
+  const body = tokenizePlaylist(await readSmall(storage, key), token)
   return reply.raw(200, body, type, { 'Cache-Control': cacheControl(c, CACHE.playlists) })
 }

@@ -1,4 +1,4 @@
-import type { KernelServices } from '../../src/kernel/index.js'
+import type { LinkBuilder, Tokens } from '../../src/kernel/index.js'
 import type { FileView } from '../files/index.js'
 import { mediaToken } from './media-token.js'
 import type { RenditionView } from './rendition.queries.js'
@@ -11,7 +11,8 @@ import type { RenditionView } from './rendition.queries.js'
  */
 export class MediaLinks {
   constructor(
-    private readonly services: KernelServices,
+    private readonly links: LinkBuilder,
+    private readonly tokens: Tokens,
     private readonly tokenTtl: number,
   ) {}
 
@@ -23,19 +24,18 @@ export class MediaLinks {
 
   /** A media token for the file (see `mediaToken`). */
   token(file: FileView): string {
-    return mediaToken(this.services.secret, file, this.tokenTtl)
+    return mediaToken(this.tokens, file, this.tokenTtl)
   }
 
   /** `/file/<slug>/thumbnail/thumb.jpg`. */
   thumbnail(file: FileView, rendition: RenditionView, withToken: boolean): string {
-    return this.services.links.url('file', file.slug, 'thumbnail', 'thumb.jpg') + this.query(file, rendition, withToken)
+    return this.links.url('file', file.slug, 'thumbnail', 'thumb.jpg') + this.query(file, rendition, withToken)
   }
 
   /** `/file/<slug>/snapshots/<id>.jpg`. */
   snapshot(file: FileView, rendition: RenditionView, withToken: boolean): string {
     return (
-      this.services.links.url('file', file.slug, 'snapshots', `${rendition.name}.jpg`) +
-      this.query(file, rendition, withToken)
+      this.links.url('file', file.slug, 'snapshots', `${rendition.name}.jpg`) + this.query(file, rendition, withToken)
     )
   }
 }

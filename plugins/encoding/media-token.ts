@@ -1,4 +1,4 @@
-import { type HttpContext, forbidden, signToken } from '../../src/kernel/index.js'
+import { type HttpContext, forbidden, type Tokens } from '../../src/kernel/index.js'
 
 /** The purpose of media tokens: a token made for anything else (uploads) opens no media. */
 export const MEDIA_TOKEN_PURPOSE = 'media.file'
@@ -16,9 +16,9 @@ const HOUR_MS = 3600_000
  * to the hour: every link made within that hour is the same URL, so players and browsers
  * cache what they fetched with it.
  */
-export function mediaToken(secret: string, file: { id: number; slug: string }, ttlSeconds: number, now = Date.now()) {
+export function mediaToken(tokens: Tokens, file: { id: number; slug: string }, ttlSeconds: number, now = Date.now()) {
   const expiresAt = new Date(Math.ceil((now + ttlSeconds * 1000) / HOUR_MS) * HOUR_MS)
-  return signToken(secret, MEDIA_TOKEN_PURPOSE, { f: file.id, s: file.slug } satisfies MediaGrant, expiresAt)
+  return tokens.sign(MEDIA_TOKEN_PURPOSE, { f: file.id, s: file.slug } satisfies MediaGrant, expiresAt)
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type HttpContext, type Router, notFound } from '../../src/kernel/index.js'
+import { type HttpContext, type Router, type StoragePort, notFound } from '../../src/kernel/index.js'
 import { type FileView, fileQueries, ownFile } from '../files/index.js'
 import { CACHE, servePlaylist, serveStored } from './media-delivery.js'
 import { MEDIA_TOKEN_PURPOSE, requireGrantFor } from './media-token.js'
@@ -19,7 +19,7 @@ export async function mediaFile(c: HttpContext): Promise<FileView> {
   if (!c.token) return ownFile(c)
   const slug = c.param('file')
   const id = requireGrantFor(c, slug)
-  const file = await fileQueries.fileBySlug(c.services.reader, slug)
+  const file = await fileQueries.fileBySlug(c.reader, slug)
   if (!file || file.id !== id) throw notFound(`No file "${slug}".`)
   return file
 }
@@ -33,7 +33,7 @@ function requestToken(c: HttpContext): string | undefined {
 
 /** The file's HLS folder (a storage prefix), or 404. */
 async function hlsFolder(c: HttpContext, file: FileView): Promise<string> {
-  const hls = (await renditionQueries.ofFile(c.services.reader, file.id)).find((r) => r.kind === 'hls')
+  const hls = (await renditionQueries.ofFile(c.reader, file.id)).find((r) => r.kind === 'hls')
   if (!hls) throw notFound('This file has no HLS rendition (yet).')
   return hls.storageKey
 }
@@ -57,7 +57,7 @@ export interface MediaMount {
  * from storage with byte ranges, under `mount.prefix` (the file's own addresses, and the
  * resources publishing it).
  */
-export function mountMediaRoutes(r: Router, mount: MediaMount): void {
+export function mountMediaRoutes(r: Router, storage: StoragePort, mount: MediaMount): void {
   const options = (produces: string) => ({
     permission: mount.permission,
     produces,
@@ -70,9 +70,9 @@ export function mountMediaRoutes(r: Router, mount: MediaMount): void {
     `${prefix}/thumbnail/thumb.jpg`,
     async (c) => {
       const file = await resolve(c)
-      const thumbnail = (await renditionQueries.thumbnails(c.services.reader, [file.id])).get(file.id)
+      const thumbnail = (await renditionQueries.thumbnails(c.reader, [file.id])).get(file.id)
       if (!thumbnail) throw notFound('This file has no thumbnail (yet).')
-      return serveStored(c, thumbnail.storageKey, thumbnail.mimeType, CACHE.pictures)
+      return serveStored(storage, c, thumbnail.storageKey, thumbnail.mimeType, CACHE.pictures)
     },
     options('image/jpeg'),
   )
@@ -81,9 +81,9 @@ export function mountMediaRoutes(r: Router, mount: MediaMount): void {
     `${prefix}/snapshots/:snapshot.jpg`,
     async (c) => {
       const file = await resolve(c)
-      const snapshot = await renditionQueries.one(c.services.reader, file.id, 'snapshot', c.param('snapshot'))
+      const snapshot = await renditionQueries.one(c.reader, file.id, 'snapshot', c.param('snapshot'))
       if (!snapshot) throw notFound(`This file has no snapshot "${c.param('snapshot')}".`)
-      return serveStored(c, snapshot.storageKey, snapshot.mimeType, CACHE.pictures)
+      return serveStored(storage, c, snapshot.storageKey, snapshot.mimeType, CACHE.pictures)
     },
     options('image/jpeg'),
   )
@@ -92,11 +92,11 @@ export function mountMediaRoutes(r: Router, mount: MediaMount): void {
     `${prefix}/flavor/video/:flavor.mp4`,
     async (c) => {
       const file = await resolve(c)
-      const flavor = await renditionQueries.one(c.services.reader, file.id, 'flavor', c.param('flavor'))
+      const flavor = await renditionQueries.one(c.reader, file.id, 'flavor', c.param('flavor'))
       if (!flavor || !flavor.mimeType.startsWith('video/')) {
         throw notFound(`This file has no video flavor "${c.param('flavor')}".`)
       }
-      return serveStored(c, flavor.storageKey, flavor.mimeType, CACHE.media)
+      return serveStored(storage, c, flavor.storageKey, flavor.mimeType, CACHE.media)
     },
     options('video/mp4'),
   )
@@ -107,13 +107,12 @@ export function mountMediaRoutes(r: Router, mount: MediaMount): void {
       const file = await resolve(c)
       const track = c.param('track')
       const dot = track.lastIndexOf('.')
-      const flavor =
-        dot > 0 ? await renditionQueries.one(c.services.reader, file.id, 'flavor', track.slice(0, dot)) : undefined
+      const flavor = dot > 0 ? await renditionQueries.one(c.reader, file.id, 'flavor', track.slice(0, dot)) : undefined
       // The extension must be the stored one: `aac.m4a`, `mp3.mp3`.
       if (!flavor || !flavor.mimeType.startsWith('audio/') || !flavor.storageKey.endsWith(track.slice(dot))) {
         throw notFound(`This file has no audio flavor "${track}".`)
       }
-      return serveStored(c, flavor.storageKey, flavor.mimeType, CACHE.media)
+      return serveStored(storage, c, flavor.storageKey, flavor.mimeType, CACHE.media)
     },
     options('audio/mp4'),
   )
@@ -126,8 +125,8 @@ export function mountMediaRoutes(r: Router, mount: MediaMount): void {
       const entry = c.param('entry')
       if (!HLS_NAME.test(entry)) throw notFound(`No HLS file "${entry}".`)
       const key = `${await hlsFolder(c, file)}${entry}`
-      if (entry.endsWith('.m3u8')) return servePlaylist(c, key, requestToken(c))
-      return serveStored(c, key, typeOf(entry), CACHE.media)
+      if (entry.endsWith('.m3u8')) return servePlaylist(storage, c, key, requestToken(c))
+      return serveStored(storage, c, key, typeOf(entry), CACHE.media)
     },
     options('application/vnd.apple.mpegurl'),
   )
@@ -140,16 +139,16 @@ export function mountMediaRoutes(r: Router, mount: MediaMount): void {
       const [variant, segment] = [c.param('variant'), c.param('segment')]
       if (!HLS_NAME.test(variant) || !HLS_NAME.test(segment)) throw notFound(`No HLS file "${variant}/${segment}".`)
       const key = `${await hlsFolder(c, file)}${variant}/${segment}`
-      if (segment.endsWith('.m3u8')) return servePlaylist(c, key, requestToken(c))
-      return serveStored(c, key, typeOf(segment), CACHE.media)
+      if (segment.endsWith('.m3u8')) return servePlaylist(storage, c, key, requestToken(c))
+      return serveStored(storage, c, key, typeOf(segment), CACHE.media)
     },
     options('video/mp2t'),
   )
 }
 
 /** The media of the caller's own files (Digest), or of the file a media token opens. */
-export function mediaRoutes(r: Router): void {
-  mountMediaRoutes(r, {
+export function mediaRoutes(r: Router, storage: StoragePort): void {
+  mountMediaRoutes(r, storage, {
     prefix: '/file/:file',
     resolve: mediaFile,
     permission: MEDIA_PERMISSION,

@@ -2,6 +2,7 @@ import { type HttpContext, type Router, invalid, reply } from '../../src/kernel/
 import { type FileView, fileQueries, ownFile, requireFileFlag, wantsToken } from '../files/index.js'
 import { SNAPSHOT_FIELD, uploadCustomSnapshot } from './custom-snapshot.service.js'
 import type { EncodingConfig } from './encoding.config.js'
+import type { PipelineContext } from './encoding-run.js'
 import type { MediaLinks } from './media-links.js'
 import { renditionQueries } from './rendition.queries.js'
 import { selectSnapshot } from './rendition.service.js'
@@ -10,9 +11,9 @@ import { snapshotsXml } from './snapshot.xml.js'
 const OWNER = 'the owner only (files are private); anyone else gets 404'
 
 /** `GET` and `POST /file/<slug>/snapshots`: the frames a video's thumbnail is chosen from. */
-export function snapshotRoutes(r: Router, config: EncodingConfig, media: MediaLinks, workRoot: string): void {
+export function snapshotRoutes(r: Router, pc: PipelineContext, config: EncodingConfig, media: MediaLinks): void {
   const answer = async (c: HttpContext, file: FileView, status: number) => {
-    const snapshots = await renditionQueries.snapshots(c.services.reader, file.id)
+    const snapshots = await renditionQueries.snapshots(c.reader, file.id)
     return reply.xml(status, snapshotsXml(c.links, media, file, snapshots, wantsToken(c)))
   }
 
@@ -24,7 +25,7 @@ export function snapshotRoutes(r: Router, config: EncodingConfig, media: MediaLi
     async (c) => {
       const file = await ownFile(c)
       requireFileFlag(c, 'file.edit')
-      const upload = await uploadCustomSnapshot(c, file, config, workRoot)
+      const upload = await uploadCustomSnapshot(pc, c, file, config)
       if (!upload.received) {
         const id = upload.form.id
         if (typeof id !== 'string' || !id.trim()) {
@@ -34,7 +35,7 @@ export function snapshotRoutes(r: Router, config: EncodingConfig, media: MediaLi
         }
         await selectSnapshot(c.em, file.id, id.trim())
       }
-      return answer(c, (await fileQueries.fileById(c.services.reader, file.id)) ?? file, 200)
+      return answer(c, (await fileQueries.fileById(c.reader, file.id)) ?? file, 200)
     },
     { permission: `${OWNER}; profile file.edit` },
   )

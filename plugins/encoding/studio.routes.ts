@@ -1,14 +1,15 @@
 import {
   type FieldReader,
   type HttpContext,
-  type LogoPlacement,
+  type Emit,
   type EntityManager,
+  type LogoPlacement,
   type Router,
   reply,
 } from '../../src/kernel/index.js'
 import {
   type FileView,
-  createDerivedFile,
+  type DerivedFiles,
   fileInfo,
   fileQueries,
   nameField,
@@ -62,7 +63,7 @@ function readPlacement(fields: FieldReader): LogoPlacement | undefined {
 async function readLogo(c: HttpContext, fields: FieldReader): Promise<FileView | undefined> {
   const slug = fields.string('logo', { required: true, max: 255 })
   if (slug == null) return undefined
-  const logo = await fileQueries.fileBySlug(c.services.reader, slug)
+  const logo = await fileQueries.fileBySlug(c.reader, slug)
   // Another user's file is not named as such: files are private.
   if (!logo || logo.userId !== c.principal.id) fields.fail('logo', `you have no file "${slug}"`)
   else if (logo.type !== 'image') fields.fail('logo', `"${slug}" is not an image file`)
@@ -78,6 +79,8 @@ async function readLogo(c: HttpContext, fields: FieldReader): Promise<FileView |
  */
 export function studioRoutes(
   r: Router,
+  derived: DerivedFiles,
+  emit: Emit,
   enqueue: (
     tx: EntityManager,
     payload: Record<string, unknown>,
@@ -98,14 +101,14 @@ export function studioRoutes(
       const name = nameField(fields)
       fields.done()
       // The new file and the job that makes its bytes commit together (or not at all).
-      const id = await createDerivedFile(
+      const id = await derived.create(
         c.em,
         { owner: c.principal, directoryId: file.directoryId, name: name!, type: 'video', mimeType: 'video/mp4' },
         async (tx, created) => {
           await enqueue(tx, { fileId: created.id, sourceId: file.id, logoId: logo!.id, placement: placement! }, created)
         },
       )
-      return reply.xml(202, await fileInfo(c, (await fileQueries.fileById(c.services.reader, id))!))
+      return reply.xml(202, await fileInfo(emit, c, (await fileQueries.fileById(c.reader, id))!))
     },
     { permission: PERMISSION },
   )

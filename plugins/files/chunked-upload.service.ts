@@ -1,5 +1,5 @@
 import { PassThrough, type Readable } from 'node:stream'
-import { type EntityManager, type KernelServices, invalid, tooLarge, transaction } from '../../src/kernel/index.js'
+import { type EntityManager, invalid, tooLarge, transaction } from '../../src/kernel/index.js'
 import { lockPlatform } from '../platforms/index.js'
 import { SNIFF_BYTES, sniff } from './content-type.js'
 import { DirectoryEntity } from './directory.entity.js'
@@ -8,6 +8,7 @@ import { type PendingUpload, PendingUploadEntity } from './pending-upload.entity
 import { requireSpace, spaceUsage } from './space.service.js'
 import { emptyTrash, guardUpload, releaseGuard, trash } from './trash.service.js'
 import { type ReceivedBytes, type Uploader, commitFile, discard, newPrefix } from './upload.service.js'
+import type { FilesDeps } from './files.deps.js'
 
 /** `chunk` and `chunks` of a request: this piece's index (0-based) and how many there are. */
 export interface Piece {
@@ -49,9 +50,9 @@ export function readPiece(fields: Record<string, unknown>, maxChunks: number): P
 }
 
 /** The pieces of a pending upload, one after the other, as one stream. */
-function concatenate(services: KernelServices, keys: readonly string[]): Readable {
+function concatenate(deps: FilesDeps, keys: readonly string[]): Readable {
   const out = new PassThrough()
-  const storage = services.ports.get('storage')
+  const storage = deps.storage
   void (async () => {
     for (const key of keys) {
       const piece = await storage.read(key)
@@ -72,7 +73,7 @@ function concatenate(services: KernelServices, keys: readonly string[]): Readabl
  * file (streamed: pieces are read back one by one), committed like any upload.
  */
 export async function receivePiece(
-  services: KernelServices,
+  deps: FilesDeps,
   em: EntityManager,
   input: {
     uploader: Uploader
@@ -146,21 +147,21 @@ export async function receivePiece(
       return row
     })
   } catch (error) {
-    await discard(services, em, received)
+    await discard(deps, em, received)
     throw error
   }
-  await emptyTrash(services, em)
+  await emptyTrash(deps, em)
   const complete = pending.pieces.length === pending.chunks && piece.chunk === pending.chunks - 1
   if (!complete) {
     return { done: false, progress: { chunk: piece.chunk, chunks: pending.chunks, bytes: pending.receivedBytes } }
   }
-  const file = await assemble(services, em, uploader, pending, input.guardSeconds)
+  const file = await assemble(deps, em, uploader, pending, input.guardSeconds)
   return { done: true, file, startedAt: pending.createdAt.getTime() }
 }
 
 /** Streams the pieces into one stored object and commits it as the file; the pieces go to the trash. */
 async function assemble(
-  services: KernelServices,
+  deps: FilesDeps,
   em: EntityManager,
   uploader: Uploader,
   pending: PendingUpload,
@@ -168,13 +169,13 @@ async function assemble(
 ): Promise<FileView> {
   const prefix = newPrefix()
   const key = `${prefix}source`
-  const storage = services.ports.get('storage')
+  const storage = deps.storage
   const guard = await guardUpload(em, prefix, guardSeconds)
-  const { size } = await storage.write(key, concatenate(services, pending.pieces))
+  const { size } = await storage.write(key, concatenate(deps, pending.pieces))
   const head = await storage.read(key, { start: 0, end: SNIFF_BYTES - 1 })
   const chunks: Buffer[] = []
   for await (const chunk of head) chunks.push(chunk as Buffer)
-  return commitFile(services, em, {
+  return commitFile(deps, em, {
     uploader,
     directoryId: pending.directory?.id ?? null,
     name: pending.name,

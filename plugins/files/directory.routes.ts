@@ -1,4 +1,5 @@
-import { type HttpContext, type Router, invalid, reply } from '../../src/kernel/index.js'
+import { type Emit, type HttpContext, type Router, invalid, reply } from '../../src/kernel/index.js'
+import type { FilesDeps } from './files.deps.js'
 import { directoryInfoXml, directoryListingXml, directorySearchXml } from './directory.xml.js'
 import { createDirectory, deleteDirectory, renameDirectory } from './directory.service.js'
 import { describeFiles, wantsToken } from './file-media.service.js'
@@ -9,21 +10,23 @@ import { readName } from './name.fields.js'
 
 const OWNER = 'the owner only (files are private); anyone else gets 404'
 
-async function listing(c: HttpContext, directory: DirectoryView | null) {
-  const reader = c.services.reader
+async function listing(c: HttpContext, emit: Emit, directory: DirectoryView | null) {
+  const reader = c.reader
   const [subdirectories, files] = await Promise.all([
     fileQueries.directoriesIn(reader, c.principal.id, directory?.id ?? null),
     fileQueries.filesIn(reader, c.principal.id, directory?.id ?? null),
   ])
-  const media = await describeFiles(c.services, files, wantsToken(c))
+  const media = await describeFiles(emit, reader, files, wantsToken(c))
   return reply.xml(200, directoryListingXml(c.links, directory, subdirectories, files, media))
 }
 
 /** A user's directories: the root at `/files`, one directory at a time, and the search. */
-export function directoryRoutes(r: Router): void {
-  r.get('/files', (c) => listing(c, null), { permission: 'any authenticated user: their own root directory' })
+export function directoryRoutes(r: Router, deps: FilesDeps): void {
+  r.get('/files', (c) => listing(c, deps.emit, null), {
+    permission: 'any authenticated user: their own root directory',
+  })
 
-  r.get('/files/:directory', async (c) => listing(c, await ownDirectory(c)), { permission: OWNER })
+  r.get('/files/:directory', async (c) => listing(c, deps.emit, await ownDirectory(c)), { permission: OWNER })
 
   r.post(
     '/files/:directory',
@@ -33,7 +36,7 @@ export function directoryRoutes(r: Router): void {
       const name = readName(c.fields(await c.form(), 'create'))!
       return reply.xml(
         201,
-        directoryInfoXml(c.links, await createDirectory(c.services, c.em, c.principal.id, parent.id, name)),
+        directoryInfoXml(c.links, await createDirectory(deps, c.em, c.principal.id, parent.id, name)),
       )
     },
     { permission: `${OWNER}; profile folder.create` },
@@ -46,7 +49,7 @@ export function directoryRoutes(r: Router): void {
       requireFileFlag(c, 'folder.create')
       const name = readName(c.fields(await c.form(), 'update'))
       if (name === undefined) return reply.xml(200, directoryInfoXml(c.links, directory))
-      return reply.xml(200, directoryInfoXml(c.links, await renameDirectory(c.services, c.em, directory, name)))
+      return reply.xml(200, directoryInfoXml(c.links, await renameDirectory(deps, c.em, directory, name)))
     },
     { permission: `${OWNER}; profile folder.create` },
   )
@@ -57,7 +60,7 @@ export function directoryRoutes(r: Router): void {
       const directory = await ownDirectory(c)
       requireFileFlag(c, 'folder.create')
       requireFileFlag(c, 'file.delete')
-      await deleteDirectory(c.services, c.em, directory)
+      await deleteDirectory(deps, c.em, directory)
       return reply.noContent()
     },
     { permission: `${OWNER}; profile folder.create and file.delete (the files below go too)` },
@@ -71,7 +74,7 @@ export function directoryRoutes(r: Router): void {
       if (!text) throw invalid({ name: 'is required: send part of a directory name' })
       // Compared in JavaScript: SQL lower() folds only ASCII on SQLite.
       const wanted = text.toLocaleLowerCase()
-      const all = await fileQueries.directoriesOf(c.services.reader, c.principal.id)
+      const all = await fileQueries.directoriesOf(c.reader, c.principal.id)
       const found = all.filter((directory) => directory.name.toLocaleLowerCase().includes(wanted))
       const href = `${c.links.url('search', 'directories')}?name=${encodeURIComponent(text)}`
       return reply.xml(

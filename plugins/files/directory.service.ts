@@ -1,11 +1,4 @@
-import {
-  type EntityManager,
-  type KernelServices,
-  freeSlug,
-  notFound,
-  retryOnConflict,
-  transaction,
-} from '../../src/kernel/index.js'
+import { type EntityManager, freeSlug, notFound, retryOnConflict, transaction } from '../../src/kernel/index.js'
 import { DirectoryEntity } from './directory.entity.js'
 import { fileQueries } from './file.queries.js'
 import type { DirectoryView } from './files.types.js'
@@ -13,10 +6,11 @@ import { deleteFiles } from './file.service.js'
 import { PendingUploadEntity } from './pending-upload.entity.js'
 import { StoredFileEntity } from './stored-file.entity.js'
 import { emptyTrash, trash } from './trash.service.js'
+import type { FilesDeps } from './files.deps.js'
 
 /** Creates a directory of a user under `parentId` (null: in the root); slug from the name. */
 export async function createDirectory(
-  services: KernelServices,
+  deps: FilesDeps,
   em: EntityManager,
   userId: number,
   parentId: number | null,
@@ -35,12 +29,12 @@ export async function createDirectory(
       return directory.slug
     }),
   )
-  return (await fileQueries.directoryBySlug(services.reader, slug))!
+  return (await fileQueries.directoryBySlug(deps.reader, slug))!
 }
 
 /** Renames a directory (its slug stays). */
 export async function renameDirectory(
-  services: KernelServices,
+  deps: FilesDeps,
   em: EntityManager,
   directory: DirectoryView,
   name: string,
@@ -66,16 +60,12 @@ async function subtree(tx: EntityManager, rootId: number): Promise<number[]> {
  * so what was made from them goes too) and chunked uploads under way into them, in one
  * transaction; the stored bytes are removed once it commits.
  */
-export async function deleteDirectory(
-  services: KernelServices,
-  em: EntityManager,
-  directory: DirectoryView,
-): Promise<void> {
+export async function deleteDirectory(deps: FilesDeps, em: EntityManager, directory: DirectoryView): Promise<void> {
   await transaction(em, async (tx) => {
     const ids = await subtree(tx, directory.id)
     const files = await tx.find(StoredFileEntity, { directory: { $in: ids } }, { fields: ['id'] })
     await deleteFiles(
-      services,
+      deps,
       tx,
       files.map((file) => file.id),
     )
@@ -88,5 +78,5 @@ export async function deleteDirectory(
     // Deepest first, so no row is left pointing at a deleted parent whatever the foreign keys do.
     for (const id of ids.reverse()) await tx.nativeDelete(DirectoryEntity, { id })
   })
-  await emptyTrash(services, em)
+  await emptyTrash(deps, em)
 }

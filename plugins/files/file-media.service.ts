@@ -1,4 +1,4 @@
-import type { HttpContext, KernelServices } from '../../src/kernel/index.js'
+import type { Emit, HttpContext, Reader } from '../../src/kernel/index.js'
 import './files.events.js'
 import type { FileMedia, FileView } from './files.types.js'
 
@@ -7,12 +7,13 @@ import type { FileMedia, FileView } from './files.types.js'
  * for a whole listing, so each plugin reads its rows for all the files at once.
  */
 export async function describeFiles(
-  services: KernelServices,
+  emit: Emit,
+  reader: Reader,
   files: readonly FileView[],
   withToken: boolean,
 ): Promise<Map<number, FileMedia>> {
   const media = new Map<number, FileMedia>(files.map((file) => [file.id, { thumbnail: '', subtitles: [] }]))
-  if (files.length) await services.events.emit('file.describe', { reader: services.reader, files, media, withToken })
+  if (files.length) await emit('file.describe', { reader, files, media, withToken })
   return media
 }
 

@@ -1,4 +1,5 @@
-import { type HttpContext, type Router, reply } from '../../src/kernel/index.js'
+import { type Emit, type HttpContext, type Router, reply } from '../../src/kernel/index.js'
+import type { FilesDeps } from './files.deps.js'
 import { checkMetadataValues, metadataQueries } from '../metadata/index.js'
 import { describeFiles, wantsToken } from './file-media.service.js'
 import { fileQueries } from './file.queries.js'
@@ -11,15 +12,17 @@ import { nameField } from './name.fields.js'
 const OWNER = 'the owner only (files are private); anyone else gets 404'
 
 /** File info, with the metadata definitions of its platform for the value elements and what other plugins show. */
-export async function fileInfo(c: HttpContext, file: FileView, status: 'word' | 'code' = 'word') {
-  const definitions = await metadataQueries.ofPlatform(c.services.reader, file.platformId)
-  const media = await describeFiles(c.services, [file], wantsToken(c))
+export async function fileInfo(emit: Emit, c: HttpContext, file: FileView, status: 'word' | 'code' = 'word') {
+  const definitions = await metadataQueries.ofPlatform(c.reader, file.platformId)
+  const media = await describeFiles(emit, c.reader, [file], wantsToken(c))
   return fileInfoXml(c.links, file, definitions, status, media.get(file.id))
 }
 
 /** One file: info, status, partial update (name, metadata values), delete. */
-export function fileRoutes(r: Router): void {
-  r.get('/file/:file', async (c) => reply.xml(200, await fileInfo(c, await ownFile(c))), { permission: OWNER })
+export function fileRoutes(r: Router, deps: FilesDeps): void {
+  r.get('/file/:file', async (c) => reply.xml(200, await fileInfo(deps.emit, c, await ownFile(c))), {
+    permission: OWNER,
+  })
 
   r.get('/file/:file/status', async (c) => reply.xml(200, fileStatusXml(c.links, await ownFile(c))), {
     permission: OWNER,
@@ -34,7 +37,7 @@ export function fileRoutes(r: Router): void {
       const fields = c.fields(form, 'update')
       const name = nameField(fields)
       const metadata = typeof form.metadata === 'object' && !Array.isArray(form.metadata) ? form.metadata : undefined
-      const definitions = await metadataQueries.ofPlatform(c.services.reader, file.platformId)
+      const definitions = await metadataQueries.ofPlatform(c.reader, file.platformId)
       // One 412 lists every failing field, the name's and the values' (API-DECISIONS: Inputs and updates).
       if (metadata) {
         for (const [field, message] of Object.entries(checkMetadataValues(definitions, metadata, file.type).errors)) {
@@ -43,8 +46,8 @@ export function fileRoutes(r: Router): void {
       }
       fields.done()
       await updateFile(c.em, file, { name, metadata }, definitions)
-      const updated = (await fileQueries.fileById(c.services.reader, file.id))!
-      return reply.xml(200, await fileInfo(c, updated))
+      const updated = (await fileQueries.fileById(c.reader, file.id))!
+      return reply.xml(200, await fileInfo(deps.emit, c, updated))
     },
     { permission: `${OWNER}; profile file.edit` },
   )
@@ -54,7 +57,7 @@ export function fileRoutes(r: Router): void {
     async (c) => {
       const file = await ownFile(c)
       requireFileFlag(c, 'file.delete')
-      await deleteFile(c.services, c.em, file)
+      await deleteFile(deps, c.em, file)
       return reply.noContent()
     },
     { permission: `${OWNER}; profile file.delete` },

@@ -1,17 +1,11 @@
-import {
-  type EntityManager,
-  type KernelServices,
-  type Row,
-  invalid,
-  notFound,
-  transaction,
-} from '../../src/kernel/index.js'
+import { type EntityManager, type Row, invalid, notFound, transaction } from '../../src/kernel/index.js'
 import { type MetadataDefinitionView, type MetadataValue, checkMetadataValues } from '../metadata/index.js'
 import { fileView } from './file.queries.js'
 import type { FileView } from './files.types.js'
 import { PendingUploadEntity } from './pending-upload.entity.js'
 import { StoredFileEntity } from './stored-file.entity.js'
 import { emptyAfterCommit, emptyTrash, trash } from './trash.service.js'
+import type { FilesDeps } from './files.deps.js'
 
 const FILE_ROWS = `select f.*, u.username, d.slug as directory_slug from files f join users u on u.id = f.user_id
   left join directories d on d.id = f.directory_id`
@@ -20,11 +14,11 @@ const FILE_ROWS = `select f.*, u.username, d.slug as directory_slug from files f
  * Deletes files inside the caller's transaction: `file.deleted` first (resources made from
  * them go), then their rows; their stored bytes are trashed, removed after the commit.
  */
-export async function deleteFiles(services: KernelServices, tx: EntityManager, ids: readonly number[]): Promise<void> {
+export async function deleteFiles(deps: FilesDeps, tx: EntityManager, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return
   const rows = await tx.execute<Row[]>(`${FILE_ROWS} where f.id in (${ids.map(() => '?').join(',')})`, [...ids])
   const files = rows.map(fileView)
-  await services.events.emit('file.deleted', { em: tx, files })
+  await deps.emit('file.deleted', { em: tx, files })
   trash(
     tx,
     files.map((file) => file.storagePrefix),
@@ -33,21 +27,17 @@ export async function deleteFiles(services: KernelServices, tx: EntityManager, i
 }
 
 /** Deletes one file and then its stored bytes. */
-export async function deleteFile(services: KernelServices, em: EntityManager, file: FileView): Promise<void> {
-  await transaction(em, (tx) => deleteFiles(services, tx, [file.id]))
-  await emptyTrash(services, em)
+export async function deleteFile(deps: FilesDeps, em: EntityManager, file: FileView): Promise<void> {
+  await transaction(em, (tx) => deleteFiles(deps, tx, [file.id]))
+  await emptyTrash(deps, em)
 }
 
 /** Deletes everything a user stores (their files, directories and chunked uploads under way). */
-export async function deleteUserFiles(
-  services: KernelServices,
-  tx: EntityManager,
-  userIds: readonly number[],
-): Promise<void> {
+export async function deleteUserFiles(deps: FilesDeps, tx: EntityManager, userIds: readonly number[]): Promise<void> {
   if (userIds.length === 0) return
   const files = await tx.find(StoredFileEntity, { user: { $in: [...userIds] } }, { fields: ['id'] })
   await deleteFiles(
-    services,
+    deps,
     tx,
     files.map((file) => file.id),
   )

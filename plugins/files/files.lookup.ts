@@ -8,14 +8,14 @@ import type { DirectoryView, FileView } from './files.types.js'
  */
 export async function ownFile(c: HttpContext): Promise<FileView> {
   const slug = c.param('file')
-  const file = await fileQueries.fileBySlug(c.services.reader, slug)
+  const file = await fileQueries.fileBySlug(c.reader, slug)
   if (!file || file.userId !== c.principal.id) throw notFound(`No file "${slug}".`)
   return file
 }
 
 /** A directory of `userId` by slug, or 404 (also for anyone else's). */
 export async function directoryOf(c: HttpContext, userId: number, slug: string): Promise<DirectoryView> {
-  const directory = await fileQueries.directoryBySlug(c.services.reader, slug)
+  const directory = await fileQueries.directoryBySlug(c.reader, slug)
   if (!directory || directory.userId !== userId) throw notFound(`No directory "${slug}".`)
   return directory
 }

@@ -1,7 +1,9 @@
 import type { CronJob } from 'cron'
 import { definePlugin } from '../../src/kernel/index.js'
 import '../identity/index.js'
+import { DERIVED_FILES, derivedFiles } from './derived-files.service.js'
 import { DirectoryEntity } from './directory.entity.js'
+import type { FilesDeps } from './files.deps.js'
 import { directoryRoutes } from './directory.routes.js'
 import { fileQueries } from './file.queries.js'
 import { fileRoutes } from './file.routes.js'
@@ -18,6 +20,7 @@ import { type PurgeStep, purge, schedulePurge } from './purge.job.js'
 import { tusPurgeStep } from './tus.service.js'
 import { tusRoutes } from './tus.routes.js'
 import { uploadEndpointRoutes } from './upload-endpoint.routes.js'
+import { UPLOAD_LINKS, UploadLinks } from './upload-token.js'
 import { uploadLinkRoutes } from './upload-link.routes.js'
 import { UploadMetrics } from './upload.metrics.js'
 import { uploadRoutes } from './upload.routes.js'
@@ -44,8 +47,8 @@ export {
 export { wantsToken } from './file-media.service.js'
 export { fileInfo } from './file.routes.js'
 export { nameField } from './name.fields.js'
-export { type DerivedFile, createDerivedFile, storeDerivedSource } from './upload.service.js'
-export { uploadBase, uploadToken } from './upload-token.js'
+export { DERIVED_FILES, type DerivedFile, type DerivedFiles } from './derived-files.service.js'
+export { UPLOAD_LINKS, type UploadLinks } from './upload-token.js'
 export { FILES_SETTINGS, type FilesConfig } from './files.config.js'
 
 /**
@@ -61,25 +64,38 @@ export default definePlugin({
   entities: [DirectoryEntity, StoredFileEntity, PendingUploadEntity, StorageTrashEntity],
   migrations: [init, encodingRetry],
   register(ctx) {
+    const uploadLinks = new UploadLinks(ctx.tokens, ctx.links, ctx.config, ctx.port('credentials'))
+    const deps: FilesDeps = {
+      storage: ctx.port('storage'),
+      resumableUploads: ctx.hasPort('resumableUploads') ? ctx.port('resumableUploads') : undefined,
+      locks: ctx.hasPort('locks') ? ctx.port('locks') : undefined,
+      emit: ctx.emit,
+      reader: ctx.reader,
+      log: ctx.log,
+      em: () => ctx.em(),
+      uploadLinks,
+    }
     ctx.expose(FILES_SETTINGS, ctx.config)
+    ctx.expose(UPLOAD_LINKS, uploadLinks)
+    ctx.expose(DERIVED_FILES, derivedFiles(deps))
     const uploads = new UploadMetrics(ctx.metrics)
     ctx.routes((r) => {
-      uploadLinkRoutes(r, ctx.config)
-      uploadEndpointRoutes(r, ctx.config, uploads)
-      tusRoutes(r, ctx.config, uploads)
-      uploadRoutes(r, ctx.config, uploads)
-      directoryRoutes(r)
-      fileRoutes(r)
+      uploadLinkRoutes(r, uploadLinks)
+      uploadEndpointRoutes(r, deps, ctx.config, uploads)
+      tusRoutes(r, deps, ctx.config, uploads)
+      uploadRoutes(r, deps, ctx.config, uploads)
+      directoryRoutes(r, deps)
+      fileRoutes(r, deps)
     })
     ctx.on('platform.describe', async ({ reader, platform, stats }) => {
       stats.usedSpace = await fileQueries.platformBytes(reader, platform.id)
     })
-    emptyTrashOnCommit(ctx.services, () => ctx.em())
-    ctx.on('user.deleting', ({ em, user }) => deleteUserFiles(ctx.services, em, [user.id]))
-    ctx.on('platform.users-deleting', ({ em, userIds }) => deleteUserFiles(ctx.services, em, userIds))
+    emptyTrashOnCommit(deps)
+    ctx.on('user.deleting', ({ em, user }) => deleteUserFiles(deps, em, [user.id]))
+    ctx.on('platform.users-deleting', ({ em, userIds }) => deleteUserFiles(deps, em, userIds))
     ctx.on('metadata.deleted', ({ em, definition }) => dropMetadataValues(em, definition))
-    const purgeSteps: PurgeStep[] = [tusPurgeStep(ctx.services, () => ctx.em(), ctx.config)]
-    const runPurge = (now?: Date) => purge(ctx.services, ctx.em(), ctx.config, purgeSteps, now)
+    const purgeSteps: PurgeStep[] = [tusPurgeStep(deps, ctx.config)]
+    const runPurge = (now?: Date) => purge(deps, ctx.em(), ctx.config, purgeSteps, now)
     ctx.on('maintenance.purge', async ({ now, report }) => {
       const done = await runPurge(now)
       report['pending uploads'] = done.pendingUploads

@@ -1,8 +1,9 @@
 import { CronJob } from 'cron'
-import type { EntityManager, KernelServices, Logger } from '../../src/kernel/index.js'
+import type { EntityManager, Logger } from '../../src/kernel/index.js'
 import type { FilesConfig } from './files.config.js'
 import { PendingUploadEntity } from './pending-upload.entity.js'
 import { emptyTrash, trash } from './trash.service.js'
+import type { FilesDeps } from './files.deps.js'
 
 /** Extra cleanup steps (expired tus uploads), each answering how many things it removed. */
 export type PurgeStep = (now: Date) => Promise<number>
@@ -22,7 +23,7 @@ export interface PurgeReport {
  * pieces), the extra steps, then the trash. Safe to run in several processes at once.
  */
 export async function purge(
-  services: KernelServices,
+  deps: FilesDeps,
   em: EntityManager,
   config: FilesConfig,
   steps: readonly PurgeStep[],
@@ -47,7 +48,7 @@ export async function purge(
   }
   let other = 0
   for (const step of steps) other += await step(now)
-  return { pendingUploads: expired.length, other, trash: await emptyTrash(services, em) }
+  return { pendingUploads: expired.length, other, trash: await emptyTrash(deps, em) }
 }
 
 /** Runs `run` on `schedule` (cron syntax) until stopped; a failing run is logged, the next one still comes. */

@@ -1,5 +1,6 @@
-import type { EntityManager, KernelServices } from '../../src/kernel/index.js'
+import type { EntityManager } from '../../src/kernel/index.js'
 import { StorageTrashEntity } from './storage-trash.entity.js'
+import type { FilesDeps } from './files.deps.js'
 
 /** Transactions whose trash `emptyTrashOnCommit` empties once they commit (see `emptyAfterCommit`). */
 const toEmpty = new WeakSet<EntityManager>()
@@ -24,14 +25,15 @@ export function emptyAfterCommit(tx: EntityManager): void {
  * Empties the trash after the commit of each transaction given to `emptyAfterCommit`. A
  * rolled-back transaction removes nothing. A failure is logged: the purge job retries.
  */
-export function emptyTrashOnCommit(services: KernelServices, em: () => EntityManager): void {
-  em()
+export function emptyTrashOnCommit(deps: FilesDeps): void {
+  deps
+    .em()
     .getEventManager()
     .registerSubscriber({
       afterTransactionCommit: async ({ em: committed }) => {
         if (!toEmpty.delete(committed as EntityManager)) return
-        await emptyTrash(services, em()).catch((error: unknown) =>
-          services.log.warn({ err: error }, 'trash not emptied after commit; the purge job retries'),
+        await emptyTrash(deps, deps.em()).catch((error: unknown) =>
+          deps.log.warn({ err: error }, 'trash not emptied after commit; the purge job retries'),
         )
       },
     })
@@ -59,8 +61,8 @@ export async function releaseGuard(em: EntityManager, id: number | undefined): P
   if (id !== undefined) await em.nativeDelete(StorageTrashEntity, { id })
 }
 
-async function remove(services: KernelServices, target: string): Promise<void> {
-  const storage = services.ports.get('storage')
+async function remove(deps: FilesDeps, target: string): Promise<void> {
+  const storage = deps.storage
   if (!target.endsWith('/')) return storage.delete(target)
   for await (const key of storage.list(target)) await storage.delete(key)
 }
@@ -70,7 +72,7 @@ async function remove(services: KernelServices, target: string): Promise<void> {
  * a deleting transaction commits, and by the purge job for whatever failed then. A failure
  * is logged and left for the next run: the rows are already gone, nothing points at the bytes.
  */
-export async function emptyTrash(services: KernelServices, em: EntityManager, limit = 1000): Promise<number> {
+export async function emptyTrash(deps: FilesDeps, em: EntityManager, limit = 1000): Promise<number> {
   const fork = em.fork()
   const items = await fork.find(
     StorageTrashEntity,
@@ -80,11 +82,11 @@ export async function emptyTrash(services: KernelServices, em: EntityManager, li
   let removed = 0
   for (const item of items) {
     try {
-      await remove(services, item.target)
+      await remove(deps, item.target)
       await fork.nativeDelete(StorageTrashEntity, { id: item.id })
       removed++
     } catch (error) {
-      services.log.warn({ err: error, target: item.target }, 'stored bytes not removed yet; the purge job retries')
+      deps.log.warn({ err: error, target: item.target }, 'stored bytes not removed yet; the purge job retries')
     }
   }
   return removed

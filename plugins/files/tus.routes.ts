@@ -1,12 +1,11 @@
+import type { FilesDeps } from './files.deps.js'
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { DataStore, EVENTS, Metadata, Server, type Upload } from '@tus/server'
 import type { Readable } from 'node:stream'
 import {
-  type EntityManager,
   HttpError,
   type HttpContext,
-  type KernelServices,
   RESUMABLE_UPLOAD_ID,
   type Reply,
   type ResumableUploadsPort,
@@ -21,7 +20,7 @@ import { UPLOAD_PERMISSION, asUploadError, uploadErrorBody, uploadResult } from 
 import type { FilesConfig } from './files.config.js'
 import type { UploadMetrics } from './upload.metrics.js'
 import { finishTusUpload, releaseReservation, reservationOf, reserve, touchReservation } from './tus.service.js'
-import { type UploadTarget, checkUploadToken, tokenOf, uploadBase } from './upload-token.js'
+import { type UploadTarget, tokenOf } from './upload-token.js'
 
 /** The tus protocol version spoken (@tus/server's). */
 const TUS_RESUMABLE = '1.0.0'
@@ -127,20 +126,21 @@ class TusEndpoint {
   private readonly touched = new Map<string, number>()
 
   constructor(
+    private readonly deps: FilesDeps,
     private readonly config: FilesConfig,
     private readonly metrics: UploadMetrics,
   ) {}
 
   async handle(c: HttpContext): Promise<Reply> {
     try {
-      const port = c.services.ports.has('resumableUploads') ? c.services.ports.get('resumableUploads') : undefined
+      const port = this.deps.resumableUploads
       if (!port) {
         throw new HttpError(
           501,
           'Resumable uploads (tus) are not available with this storage backend: use the json or html upload link.',
         )
       }
-      const server = this.serverFor(c.services, port)
+      const server = this.serverFor(port)
       const method = c.req.method ?? 'GET'
       // A browser's preflight carries no token header; it learns the protocol's options only.
       if (method === 'OPTIONS') return await this.pass(server, c)
@@ -155,7 +155,7 @@ class TusEndpoint {
           },
         )
       }
-      const target = await checkUploadToken(c)
+      const target = await this.deps.uploadLinks.check(c)
       const request: TusRequest = { c, target, port }
       if (id === undefined) {
         if (method === 'POST') request.created = await this.create(c, target)
@@ -249,7 +249,7 @@ class TusEndpoint {
       return undefined
     }
     if (upload.size === undefined || upload.offset !== upload.size) return undefined
-    const file = await finishTusUpload(c.services, c.em, this.config, this.metrics, port, {
+    const file = await finishTusUpload(this.deps, c.em, this.config, this.metrics, port, {
       uploader: target.uploader,
       uploadId: id,
       name: safeFileName(upload.metadata?.filename ?? ''),
@@ -285,10 +285,10 @@ class TusEndpoint {
     return reply.json(known.status, uploadErrorBody(known), { ...known.headers, ...this.protocolHeaders(c) })
   }
 
-  /** The @tus/server of the port, made on the first request (ports are known once every plugin registered). */
-  private serverFor(services: KernelServices, port: ResumableUploadsPort): Server {
+  /** The @tus/server of the port, made on the first request. */
+  private serverFor(port: ResumableUploadsPort): Server {
     if (this.server) return this.server
-    const { config, metrics } = this
+    const { deps, config, metrics } = this
     const requestOf = (req: unknown): TusRequest => {
       const node = (req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
       const request = node && this.requests.get(node)
@@ -298,10 +298,8 @@ class TusEndpoint {
     const server = new Server({
       path: '/upload/tus',
       // Several serving processes share the lock of an upload through the locks port (state-redis).
-      ...(services.ports.has('locks') ? { locker: new PortLocker(services.ports.get('locks')) } : {}),
-      datastore: new ReservingStore(port.dataStore, (id) =>
-        releaseReservation(services.orm.em.fork() as EntityManager, [id]),
-      ),
+      ...(deps.locks ? { locker: new PortLocker(deps.locks) } : {}),
+      datastore: new ReservingStore(port.dataStore, (id) => releaseReservation(deps.em(), [id])),
       maxSize: config.max_file_size > 0 ? config.max_file_size : undefined,
       exposedHeaders: EXPOSED,
       allowedHeaders: ['Upload-Token'],
@@ -312,7 +310,7 @@ class TusEndpoint {
       generateUrl: (req, { id }) => {
         const { c } = requestOf(req)
         const token = tokenOf(c)
-        return `${uploadBase(c.services, config)}/upload/tus/${id}${token ? `?token=${encodeURIComponent(token)}` : ''}`
+        return `${deps.uploadLinks.base}/upload/tus/${id}${token ? `?token=${encodeURIComponent(token)}` : ''}`
       },
       getFileIdFromRequest: (req) => {
         const id = UPLOAD_PATH.exec(new URL(req.url).pathname)?.[1]
@@ -327,7 +325,7 @@ class TusEndpoint {
       onUploadCreate: async (req) => ({ metadata: { filename: requestOf(req).created!.name } }),
       onUploadFinish: async (req, upload) => {
         const { c, target, port: store } = requestOf(req)
-        const file = await finishTusUpload(c.services, c.em, config, metrics, store, {
+        const file = await finishTusUpload(deps, c.em, config, metrics, store, {
           uploader: target.uploader,
           uploadId: upload.id,
           name: safeFileName(upload.metadata?.filename ?? ''),
@@ -345,21 +343,21 @@ class TusEndpoint {
         return { status_code: known.status, body: JSON.stringify(uploadErrorBody(known)) }
       },
     })
-    server.on(EVENTS.POST_RECEIVE, (_source: unknown, upload: Upload) => this.receiving(services, upload.id))
+    server.on(EVENTS.POST_RECEIVE, (_source: unknown, upload: Upload) => this.receiving(upload.id))
     this.server = server
     return server
   }
 
   /** Keeps the reservation of an upload receiving bytes from looking idle to the purge during a long PATCH. */
-  private receiving(services: KernelServices, id: string): void {
+  private receiving(id: string): void {
     const now = Date.now()
     const last = this.touched.get(id)
     // The PATCH marked it when it started; then once per quarter of the idle time allowed.
     if (last === undefined) this.touched.set(id, now)
     if (last === undefined || now - last < (this.config.pending_ttl * 1000) / 4) return
     this.touched.set(id, now)
-    touchReservation(services.orm.em.fork() as EntityManager, id).catch((error: unknown) =>
-      services.log.warn({ err: error, uploadId: id }, 'tus upload not marked active'),
+    touchReservation(this.deps.em(), id).catch((error: unknown) =>
+      this.deps.log.warn({ err: error, uploadId: id }, 'tus upload not marked active'),
     )
   }
 }
@@ -369,8 +367,8 @@ class TusEndpoint {
  * (tus 1.0: creation, creation-with-upload, termination) on the token of an upload link,
  * which is checked on every request. Every method is routed here; @tus/server answers.
  */
-export function tusRoutes(r: Router, config: FilesConfig, metrics: UploadMetrics): void {
-  const endpoint = new TusEndpoint(config, metrics)
+export function tusRoutes(r: Router, deps: FilesDeps, config: FilesConfig, metrics: UploadMetrics): void {
+  const endpoint = new TusEndpoint(deps, config, metrics)
   const options = { public: true, permission: UPLOAD_PERMISSION, produces: 'application/json' }
   r.all('/upload/tus', (c) => endpoint.handle(c), options)
   r.all('/upload/tus/:id', (c) => endpoint.handle(c), options)

@@ -1,7 +1,6 @@
 import {
   type EntityManager,
   HttpError,
-  type KernelServices,
   type ResumableUploadsPort,
   invalid,
   tooLarge,
@@ -18,6 +17,7 @@ import { requireSpace, spaceUsage } from './space.service.js'
 import { guardUpload } from './trash.service.js'
 import type { UploadMetrics } from './upload.metrics.js'
 import { type ReceivedBytes, type Uploader, commitFile, discard, newPrefix } from './upload.service.js'
+import type { FilesDeps } from './files.deps.js'
 
 /**
  * The field tus answers name: the header that says how large the upload is.
@@ -92,9 +92,9 @@ export async function reserve(em: EntityManager, config: FilesConfig, input: New
 }
 
 /** The first bytes of a stored object, to tell its type. */
-async function headOf(services: KernelServices, key: string): Promise<Buffer> {
+async function headOf(deps: FilesDeps, key: string): Promise<Buffer> {
   const chunks: Buffer[] = []
-  for await (const chunk of await services.ports.get('storage').read(key, { start: 0, end: SNIFF_BYTES - 1 })) {
+  for await (const chunk of await deps.storage.read(key, { start: 0, end: SNIFF_BYTES - 1 })) {
     chunks.push(chunk as Buffer)
   }
   return Buffer.concat(chunks)
@@ -114,7 +114,7 @@ const finishing = new Map<string, Promise<FileView>>()
  * upload metrics once, from the upload's creation.
  */
 export function finishTusUpload(
-  services: KernelServices,
+  deps: FilesDeps,
   em: EntityManager,
   config: FilesConfig,
   metrics: UploadMetrics,
@@ -123,13 +123,13 @@ export function finishTusUpload(
 ): Promise<FileView> {
   const running = finishing.get(input.uploadId)
   if (running) return running
-  const promise = finish(services, em, config, metrics, port, input).finally(() => finishing.delete(input.uploadId))
+  const promise = finish(deps, em, config, metrics, port, input).finally(() => finishing.delete(input.uploadId))
   finishing.set(input.uploadId, promise)
   return promise
 }
 
 async function finish(
-  services: KernelServices,
+  deps: FilesDeps,
   em: EntityManager,
   config: FilesConfig,
   metrics: UploadMetrics,
@@ -140,9 +140,7 @@ async function finish(
   const forget = async (): Promise<void> => {
     await port
       .remove(uploadId)
-      .catch((error: unknown) =>
-        services.log.warn({ err: error, uploadId }, 'tus upload not removed; the purge retries'),
-      )
+      .catch((error: unknown) => deps.log.warn({ err: error, uploadId }, 'tus upload not removed; the purge retries'))
     await releaseReservation(em, [uploadId])
   }
   const reservation = await reservationOf(em, uploadId, uploader.id)
@@ -158,15 +156,15 @@ async function finish(
   let received: ReceivedBytes
   try {
     const { size } = await port.adopt(uploadId, key)
-    received = { key, prefix, size, sniffed: sniff(await headOf(services, key)), guard }
+    received = { key, prefix, size, sniffed: sniff(await headOf(deps, key)), guard }
   } catch (error) {
-    await discard(services, em, { key, prefix, size: 0, sniffed: sniff(Buffer.alloc(0)), guard })
+    await discard(deps, em, { key, prefix, size: 0, sniffed: sniff(Buffer.alloc(0)), guard })
     await forget()
     throw error
   }
   let file: FileView
   try {
-    file = await commitFile(services, em, {
+    file = await commitFile(deps, em, {
       uploader,
       directoryId: reservation.directory?.id ?? null,
       name: input.name,
@@ -189,12 +187,13 @@ async function finish(
  * (finished ones that never became a file included) and their reservations. Nothing to do
  * without a `resumableUploads` provider.
  */
-export function tusPurgeStep(services: KernelServices, em: () => EntityManager, config: FilesConfig): PurgeStep {
+export function tusPurgeStep(deps: FilesDeps, config: FilesConfig): PurgeStep {
   return async (now) => {
-    if (!services.ports.has('resumableUploads')) return 0
+    const uploads = deps.resumableUploads
+    if (!uploads) return 0
     const cutoff = new Date(now.getTime() - config.pending_ttl * 1000)
-    const removed = await services.ports.get('resumableUploads').expire(cutoff)
-    await releaseReservation(em(), removed)
+    const removed = await uploads.expire(cutoff)
+    await releaseReservation(deps.em(), removed)
     return removed.length
   }
 }

@@ -1,3 +1,4 @@
+import type { FilesDeps } from './files.deps.js'
 import { createReadStream, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import {
@@ -16,7 +17,7 @@ import { UPLOAD_PERMISSION, asUploadError, uploadErrorBody, uploadResult } from 
 import type { UploadMetrics } from './upload.metrics.js'
 import { discard } from './upload.service.js'
 import { type UploadOutcome, readUploadBody, storeUpload } from './upload.form.js'
-import { type UploadTarget, checkUploadToken, requireSameDirectory, tokenOf } from './upload-token.js'
+import { type UploadTarget, requireSameDirectory, tokenOf } from './upload-token.js'
 import {
   HTML_TYPE,
   PAGE_HEADERS,
@@ -98,23 +99,24 @@ function htmlError(c: HttpContext, error: unknown, back?: string): Reply {
  * otherwise). The token was checked before the body is read, so a refused link stores nothing.
  */
 async function receive(
+  deps: FilesDeps,
   c: HttpContext,
   config: FilesConfig,
   metrics: UploadMetrics,
   target: UploadTarget,
 ): Promise<UploadOutcome> {
-  const body = await readUploadBody(c, config, target.uploader)
+  const body = await readUploadBody(deps, c, config, target.uploader)
   try {
     requireSameDirectory(target, body.form.folder)
   } catch (error) {
-    await discard(c.services, c.em, body.received)
+    await discard(deps, c.em, body.received)
     throw error
   }
-  return storeUpload(c, config, metrics, target.uploader, body, target.directory?.id ?? null)
+  return storeUpload(deps, c, config, metrics, target.uploader, body, target.directory?.id ?? null)
 }
 
 async function pageTarget(c: HttpContext, target: UploadTarget): Promise<PageTarget> {
-  const directory = target.directory && (await fileQueries.directoryBySlug(c.services.reader, target.directory.slug))
+  const directory = target.directory && (await fileQueries.directoryBySlug(c.reader, target.directory.slug))
   return {
     username: target.uploader.username,
     directory: directory ? { slug: directory.slug, name: directory.name } : null,
@@ -128,15 +130,15 @@ async function pageTarget(c: HttpContext, target: UploadTarget): Promise<PageTar
  * pieces of `files.upload_piece_size`) and `POST /upload/html` its plain-form fallback. The
  * token of the link is the only credential: no Digest.
  */
-export function uploadEndpointRoutes(r: Router, config: FilesConfig, metrics: UploadMetrics): void {
+export function uploadEndpointRoutes(r: Router, deps: FilesDeps, config: FilesConfig, metrics: UploadMetrics): void {
   // plugins/files/browser/upload-page.browser.ts as built.
   const script = browserScript('upload-page')
   r.post(
     '/upload/json',
     async (c) => {
       try {
-        const target = await checkUploadToken(c)
-        const outcome = await receive(c, config, metrics, target)
+        const target = await deps.uploadLinks.check(c)
+        const outcome = await receive(deps, c, config, metrics, target)
         if (!outcome.done) return reply.json(200, outcome.progress, corsHeaders(c))
         return reply.json(200, uploadResult(c, outcome.file), corsHeaders(c))
       } catch (error) {
@@ -150,7 +152,7 @@ export function uploadEndpointRoutes(r: Router, config: FilesConfig, metrics: Up
     '/upload/html',
     async (c) => {
       try {
-        const target = await checkUploadToken(c)
+        const target = await deps.uploadLinks.check(c)
         const html = uploadPage(
           await pageTarget(c, target),
           tokenOf(c)!,
@@ -170,9 +172,9 @@ export function uploadEndpointRoutes(r: Router, config: FilesConfig, metrics: Up
     async (c) => {
       let back: string | undefined
       try {
-        const target = await checkUploadToken(c)
+        const target = await deps.uploadLinks.check(c)
         back = `html?token=${encodeURIComponent(tokenOf(c)!)}`
-        const outcome = await receive(c, config, metrics, target)
+        const outcome = await receive(deps, c, config, metrics, target)
         if (!outcome.done) return reply.raw(200, piecePage(outcome.progress, back), HTML_TYPE, PAGE_HEADERS)
         const html = resultPage(await pageTarget(c, target), uploadResult(c, outcome.file).result, back)
         return reply.raw(200, html, HTML_TYPE, PAGE_HEADERS)

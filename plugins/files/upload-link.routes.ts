@@ -1,12 +1,11 @@
 import { type HttpContext, type Router, reply, xml } from '../../src/kernel/index.js'
-import type { FilesConfig } from './files.config.js'
 import { ownDirectory, requireFileFlag } from './files.lookup.js'
-import { uploadBase, uploadToken } from './upload-token.js'
+import type { UploadLinks } from './upload-token.js'
 
-async function links(c: HttpContext, config: FilesConfig, directory: string | null) {
+async function links(c: HttpContext, uploadLinks: UploadLinks, directory: string | null) {
   requireFileFlag(c, 'file.create')
-  const token = encodeURIComponent(uploadToken(c.services, config, c.principal.username, directory))
-  const base = uploadBase(c.services, config)
+  const token = encodeURIComponent(uploadLinks.token(c.principal.username, directory))
+  const base = uploadLinks.base
   const href =
     directory === null ? c.links.url('files', 'upload_links') : c.links.url('files', directory, 'upload_links')
   return reply.xml(
@@ -23,8 +22,10 @@ async function links(c: HttpContext, config: FilesConfig, directory: string | nu
  * links, carrying a signed token bound to the caller and the directory. Declared before the
  * directory routes: `upload_links` is not a slug (slugs have no `_`).
  */
-export function uploadLinkRoutes(r: Router, config: FilesConfig): void {
+export function uploadLinkRoutes(r: Router, uploadLinks: UploadLinks): void {
   const permission = 'the owner of the directory; profile file.create'
-  r.post('/files/upload_links', (c) => links(c, config, null), { permission })
-  r.post('/files/:directory/upload_links', async (c) => links(c, config, (await ownDirectory(c)).slug), { permission })
+  r.post('/files/upload_links', (c) => links(c, uploadLinks, null), { permission })
+  r.post('/files/:directory/upload_links', async (c) => links(c, uploadLinks, (await ownDirectory(c)).slug), {
+    permission,
+  })
 }

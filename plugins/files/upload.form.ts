@@ -1,3 +1,4 @@
+import type { FilesDeps } from './files.deps.js'
 import { type Form, type HttpContext, invalid } from '../../src/kernel/index.js'
 import { readPiece, receivePiece } from './chunked-upload.service.js'
 import { safeFileName } from './file-name.js'
@@ -27,6 +28,7 @@ export interface UploadBody {
  * the bytes are removed.
  */
 export async function readUploadBody(
+  deps: FilesDeps,
   c: HttpContext,
   config: FilesConfig,
   uploader: Uploader,
@@ -43,7 +45,7 @@ export async function readUploadBody(
         }
         beforeFile()
         body.filename = part.filename
-        receiving = receiveBytes(c.services, c.em, config, uploader, part.stream)
+        receiving = receiveBytes(deps, c.em, config, uploader, part.stream)
         body.received = await receiving
       },
       { maxFiles: 4 },
@@ -52,7 +54,7 @@ export async function readUploadBody(
     // The form fails as soon as the body does (cut off or malformed after the file part, one
     // file part too many), maybe while the file part is still being stored: wait for it, so
     // its bytes are removed now rather than left in storage with no row.
-    await discard(c.services, c.em, body.received ?? (await receiving?.catch(() => undefined)))
+    await discard(deps, c.em, body.received ?? (await receiving?.catch(() => undefined)))
     throw error
   }
   return body as UploadBody
@@ -69,6 +71,7 @@ export type UploadOutcome =
  * A file made is counted in the upload metrics.
  */
 export async function storeUpload(
+  deps: FilesDeps,
   c: HttpContext,
   config: FilesConfig,
   metrics: UploadMetrics,
@@ -85,7 +88,7 @@ export async function storeUpload(
     const sent = typeof form.name === 'string' && form.name.trim() ? form.name : (body.filename ?? '')
     const name = safeFileName(sent)
     if (piece && piece.chunks > 1) {
-      const outcome = await receivePiece(c.services, c.em, {
+      const outcome = await receivePiece(deps, c.em, {
         uploader,
         name,
         directoryId,
@@ -98,11 +101,11 @@ export async function storeUpload(
       if (outcome.done) metrics.uploaded('chunked', outcome.file.size, outcome.startedAt)
       return outcome
     }
-    const file = await commitFile(c.services, c.em, { uploader, directoryId, name, received })
+    const file = await commitFile(deps, c.em, { uploader, directoryId, name, received })
     metrics.uploaded('multipart', file.size, body.startedAt)
     return { done: true, file }
   } catch (error) {
-    await discard(c.services, c.em, received)
+    await discard(deps, c.em, received)
     throw error
   }
 }

@@ -1,3 +1,4 @@
+import type { FilesDeps } from './files.deps.js'
 import { type Router, invalid, reply } from '../../src/kernel/index.js'
 import { createDirectory } from './directory.service.js'
 import { directoryInfoXml } from './directory.xml.js'
@@ -13,18 +14,15 @@ import { readUploadBody, storeUpload } from './upload.form.js'
  * `POST /files`: an upload (multipart, whole or in pieces), or, with `name` and no file
  * part, a new directory in the root (a real client does this).
  */
-export function uploadRoutes(r: Router, config: FilesConfig, metrics: UploadMetrics): void {
+export function uploadRoutes(r: Router, deps: FilesDeps, config: FilesConfig, metrics: UploadMetrics): void {
   r.post(
     '/files',
     async (c) => {
-      const body = await readUploadBody(c, config, c.principal, () => requireFileFlag(c, 'file.create'))
+      const body = await readUploadBody(deps, c, config, c.principal, () => requireFileFlag(c, 'file.create'))
       if (!body.received && body.filename === undefined && typeof body.form.name === 'string') {
         requireFileFlag(c, 'folder.create')
         const name = readName(c.fields(body.form, 'create'))!
-        return reply.xml(
-          201,
-          directoryInfoXml(c.links, await createDirectory(c.services, c.em, c.principal.id, null, name)),
-        )
+        return reply.xml(201, directoryInfoXml(c.links, await createDirectory(deps, c.em, c.principal.id, null, name)))
       }
       let directoryId: number | null = null
       const folder = body.form.folder
@@ -33,16 +31,16 @@ export function uploadRoutes(r: Router, config: FilesConfig, metrics: UploadMetr
           if (typeof folder !== 'string') throw invalid({ folder: 'must be a single directory slug' })
           directoryId = (await directoryOf(c, c.principal.id, folder)).id
         } catch (error) {
-          await discard(c.services, c.em, body.received)
+          await discard(deps, c.em, body.received)
           if (error instanceof Error && 'status' in error && error.status === 404) {
             throw invalid({ folder: `you have no directory "${String(folder)}"` })
           }
           throw error
         }
       }
-      const outcome = await storeUpload(c, config, metrics, c.principal, body, directoryId)
+      const outcome = await storeUpload(deps, c, config, metrics, c.principal, body, directoryId)
       if (!outcome.done) return reply.json(200, outcome.progress)
-      return reply.xml(200, await fileInfo(c, outcome.file, 'code'))
+      return reply.xml(200, await fileInfo(deps.emit, c, outcome.file, 'code'))
     },
     {
       permission:

@@ -1,18 +1,16 @@
+import type { FilesDeps } from './files.deps.js'
 import { randomBytes } from 'node:crypto'
 import { type Readable, Transform, type TransformCallback, pipeline } from 'node:stream'
 import {
   type EntityManager,
-  type KernelServices,
   StorageLimitError,
   freeSlug,
   invalid,
-  notFound,
   retryOnConflict,
   tooLarge,
   transaction,
 } from '../../src/kernel/index.js'
 import type { Principal } from '../../src/kernel/index.js'
-import type { FileType } from '../metadata/index.js'
 import { lockPlatform } from '../platforms/index.js'
 import { SNIFF_BYTES, type Sniffed, sniff } from './content-type.js'
 import { DirectoryEntity } from './directory.entity.js'
@@ -71,7 +69,7 @@ export const newPrefix = (): string => `files/${randomBytes(12).toString('hex')}
  * committed (`commitFile`): concurrent uploads may each fit here and not together.
  */
 export async function receiveBytes(
-  services: KernelServices,
+  deps: FilesDeps,
   em: EntityManager,
   config: FilesConfig,
   uploader: Uploader,
@@ -89,7 +87,7 @@ export async function receiveBytes(
   const head = pipeline(source, new Head(), () => undefined)
   const guard = await guardUpload(em, prefix, config.pending_ttl)
   try {
-    const { size } = await services.ports.get('storage').write(key, head, cap === Infinity ? {} : { maxBytes: cap })
+    const { size } = await deps.storage.write(key, head, cap === Infinity ? {} : { maxBytes: cap })
     return { key, prefix, size, sniffed: sniff(head.bytes), guard }
   } catch (error) {
     // The backend kept nothing of a failed write.
@@ -101,18 +99,14 @@ export async function receiveBytes(
 }
 
 /** Removes received bytes that will not become a file (refused, failed, replaced). */
-export async function discard(
-  services: KernelServices,
-  em: EntityManager,
-  received: ReceivedBytes | undefined,
-): Promise<void> {
+export async function discard(deps: FilesDeps, em: EntityManager, received: ReceivedBytes | undefined): Promise<void> {
   if (!received) return
   try {
-    await services.ports.get('storage').delete(received.key)
+    await deps.storage.delete(received.key)
     await releaseGuard(em.fork(), received.guard)
   } catch (error) {
     // The guard stays: the purge job removes the bytes once it is due.
-    services.log.warn({ err: error, key: received.key }, 'received bytes not removed yet')
+    deps.log.warn({ err: error, key: received.key }, 'received bytes not removed yet')
   }
 }
 
@@ -134,7 +128,7 @@ export interface NewFile {
  * then announces `file.uploaded`. 412 when the file no longer fits; a 0-byte file is
  * refused (412): there is nothing to encode or publish. The bytes are discarded on failure.
  */
-export async function commitFile(services: KernelServices, em: EntityManager, input: NewFile): Promise<FileView> {
+export async function commitFile(deps: FilesDeps, em: EntityManager, input: NewFile): Promise<FileView> {
   const { uploader, received } = input
   let id: number
   try {
@@ -169,123 +163,17 @@ export async function commitFile(services: KernelServices, em: EntityManager, in
           updatedAt: new Date(),
         })
         await tx.flush()
-        await services.events.emit('file.uploaded', { em: tx, file: { id: file.id, slug: file.slug } })
+        await deps.emit('file.uploaded', { em: tx, file: { id: file.id, slug: file.slug } })
         return file.id
       }),
     )
   } catch (error) {
-    await discard(services, em, received)
+    await discard(deps, em, received)
     throw error
   }
-  if (input.pending) await emptyTrash(services, em)
-  const file = (await fileQueries.fileById(services.reader, id))!
+  if (input.pending) await emptyTrash(deps, em)
+  const file = (await fileQueries.fileById(deps.reader, id))!
   // The answer describes the file as created (the spec's upload answer shows 0, pending):
   // its encoding was queued in the same transaction, and the status poll follows it from there.
   return { ...file, encodingStatus: 'pending', encodingProgress: 0, encodingRetry: null }
-}
-
-/** A file made by the server from others (a logo insertion): where it goes, its name, what it will hold. */
-export interface DerivedFile {
-  owner: Uploader
-  /** A directory of the owner, or null for the root. */
-  directoryId: number | null
-  name: string
-  type: FileType
-  mimeType: string
-}
-
-/**
- * Creates the row of a derived file before its bytes exist: `pending`, 0 bytes, under a
- * fresh storage prefix of its own (its source goes to `<prefix>source`, see
- * `storeDerivedSource`). Nothing is announced yet: `file.uploaded` comes with the bytes.
- * `then` runs in the same transaction (queueing the job that makes the bytes).
- */
-export async function createDerivedFile(
-  em: EntityManager,
-  input: DerivedFile,
-  then?: (tx: EntityManager, file: { id: number; slug: string }) => Promise<void>,
-): Promise<number> {
-  const prefix = newPrefix()
-  return retryOnConflict(() =>
-    transaction(em, async (tx) => {
-      const platform = await lockPlatform(tx, input.owner.platformId)
-      const file = tx.create(StoredFileEntity, {
-        slug: await freeSlug(tx, StoredFileEntity, input.name),
-        name: input.name,
-        size: 0,
-        storedBytes: 0,
-        type: input.type,
-        mimeType: input.mimeType,
-        encodingStatus: 0,
-        encodingProgress: 0,
-        encodingError: null,
-        storageKey: `${prefix}source`,
-        storagePrefix: prefix,
-        metadata: {},
-        user: tx.getReference('User', input.owner.id) as never,
-        platform,
-        directory: input.directoryId === null ? null : tx.getReference(DirectoryEntity, input.directoryId),
-        createdAt: new Date(),
-        updatedAt: new Date(),
-      })
-      await tx.flush()
-      await then?.(tx, { id: file.id, slug: file.slug })
-      return file.id
-    }),
-  )
-}
-
-/**
- * Stores the bytes of a derived file (`createDerivedFile`) as its source and records their
- * size, then announces `file.uploaded`, so it is encoded like any upload. The quotas are
- * checked like an upload's: the write stops once over the space left, and the commit locks
- * the platform row and checks both quotas exactly. 412 (naming `path`) when it does not
- * fit, 404 when the file was deleted meanwhile; either way nothing is kept. `hold` runs last
- * in the recording transaction (see JobContext.hold). No guard is
- * needed: the file's row owns its prefix, and deleting it removes everything under it.
- */
-export async function storeDerivedSource(
-  services: KernelServices,
-  em: EntityManager,
-  file: FileView,
-  source: Readable,
-  hold?: (tx: EntityManager) => Promise<void>,
-): Promise<FileView> {
-  const storage = services.ports.get('storage')
-  const owner = { id: file.userId, platformId: file.platformId }
-  const usage = await spaceUsage(em.fork(), owner)
-  const left = spaceLeft(usage)
-  let size: number
-  try {
-    size = (await storage.write(file.storageKey, source, left === Infinity ? {} : { maxBytes: left })).size
-  } catch (error) {
-    if (error instanceof StorageLimitError) throw overQuota(usage, FILE_FIELD)
-    throw error
-  }
-  try {
-    if (size === 0) throw invalid({ [FILE_FIELD]: 'the file is empty (0 bytes)' })
-    await retryOnConflict(() =>
-      transaction(em, async (tx) => {
-        await lockPlatform(tx, file.platformId)
-        const row = await tx.findOne(StoredFileEntity, { id: file.id })
-        if (!row) throw notFound('The file was deleted.')
-        requireSpace(await spaceUsage(tx, owner), size - row.storedBytes, FILE_FIELD)
-        row.size = size
-        row.storedBytes = size
-        row.updatedAt = new Date()
-        await tx.flush()
-        await services.events.emit('file.uploaded', { em: tx, file: { id: row.id, slug: row.slug } })
-        // Last: the job making the bytes still holds its run (not cancelled meanwhile).
-        await hold?.(tx)
-      }),
-    )
-  } catch (error) {
-    await storage.delete(file.storageKey).catch((cleanup: unknown) => {
-      services.log.warn({ err: cleanup, key: file.storageKey }, 'derived bytes not removed')
-    })
-    throw error
-  }
-  const stored = await fileQueries.fileById(services.reader, file.id)
-  if (!stored) throw notFound('The file was deleted.')
-  return stored
 }

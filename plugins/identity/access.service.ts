@@ -38,7 +38,7 @@ const manageFlag = (subject: Subject): string => `${subject.kind}.manage_access`
  * accesses) or the caller sees its platform and holds `user.view` (`group.view`).
  */
 export async function subjectFromPath(c: HttpContext, kind: Subject['kind']): Promise<Subject> {
-  const reader = c.services.reader
+  const reader = c.reader
   const name = c.param(kind === 'user' ? 'username' : 'group')
   const subject = kind === 'user' ? await accessQueries.user(reader, name) : await accessQueries.group(reader, name)
   if (!subject) throw notFound(`No ${kind} "${name}".`)
@@ -50,7 +50,7 @@ export async function subjectFromPath(c: HttpContext, kind: Subject['kind']): Pr
 
 /** Answers a list of accesses (Range applies), the slug of each object resolved once. */
 export async function accessesReply(c: HttpContext, status: number, owner: AccessOwner, href: string): Promise<Reply> {
-  const reader = c.services.reader
+  const reader = c.reader
   const rows = await c.list(await accessQueries.count(reader, owner), (page) =>
     accessQueries.page(reader, owner, page.offset, page.limit),
   )
@@ -169,7 +169,7 @@ export async function grantAccess(c: HttpContext, subject: Subject): Promise<voi
   const roleSlug = v.string('role', { required: true, max: 64 })
   let role: RoleRow | undefined
   if (roleSlug) {
-    role = await accessQueries.role(c.services.reader, roleSlug)
+    role = await accessQueries.role(c.reader, roleSlug)
     if (role?.platformId !== subject.platformId) {
       role = undefined
       v.fail('role', `no role "${roleSlug}" on platform "${subject.platformSlug}"`)
@@ -204,7 +204,7 @@ export async function grantAccess(c: HttpContext, subject: Subject): Promise<voi
  * subject's; revoking needs what granting it would need (decisions.md).
  */
 export async function revokeAccess(c: HttpContext, subject: Subject, publicId: string): Promise<void> {
-  const grant = await accessQueries.grant(c.services.reader, subject, publicId)
+  const grant = await accessQueries.grant(c.reader, subject, publicId)
   if (!grant) throw notFound(`No access "${publicId}" of ${subject.kind} "${subject.name}".`)
   if (c.authz.kindNames().includes(grant.object.kind)) {
     const target = { ref: grant.object, flags: await c.authz.flagsOn(c.principal, grant.object) }

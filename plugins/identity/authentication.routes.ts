@@ -45,9 +45,9 @@ export function loadInstallationKeys(dataDir: string): InstallationKeys {
  * work on an instance not initialized yet; a server without keys answers 503, not 500,
  * and logs the fix.
  */
-function keysFor(c: HttpContext): InstallationKeys {
+function keysFor(c: HttpContext, dataDir: string): InstallationKeys {
   try {
-    return loadInstallationKeys(c.services.config.data_dir)
+    return loadInstallationKeys(dataDir)
   } catch (error) {
     c.log.error({ err: error }, 'password checks unavailable')
     throw new HttpError(
@@ -98,8 +98,8 @@ const unauthorized = (message: string): HttpError => new HttpError(401, message)
  * active, 401 otherwise). The 401s carry no Digest challenge: the caller's own credentials
  * were accepted, the answer is about the password checked.
  */
-export function authenticationRoutes(r: Router): void {
-  r.get('/authentication/public_key', (c) => reply.raw(200, keysFor(c).publicPem, 'application/x-pem-file'), {
+export function authenticationRoutes(r: Router, dataDir: string): void {
+  r.get('/authentication/public_key', (c) => reply.raw(200, keysFor(c, dataDir).publicPem, 'application/x-pem-file'), {
     public: true,
     produces: 'application/x-pem-file',
     permission: 'anyone, without authentication (it is a public key)',
@@ -113,7 +113,7 @@ export function authenticationRoutes(r: Router): void {
       if (user.id !== c.principal.id) {
         requireHeld(c, (await currentProfile(c, user)).permissions, `The profile of "${user.username}"`)
       }
-      const { privateKey } = keysFor(c)
+      const { privateKey } = keysFor(c, dataDir)
       const cipher = cipherOf(c)
       if (cipher === undefined) {
         throw unauthorized(
@@ -126,7 +126,7 @@ export function authenticationRoutes(r: Router): void {
           "The cipher does not decrypt with the installation's key: encrypt with RSA-OAEP (SHA-1 or SHA-256) and send it in hex.",
         )
       }
-      const secret = await userQueries.secret(c.services.reader, user.username)
+      const secret = await userQueries.secret(c.reader, user.username)
       const hash = secret?.passwordHash ?? null
       decoy ??= hashPassword(randomBytes(16).toString('hex'))
       const right = await verifyPassword(password, hash ?? (await decoy))

@@ -11,7 +11,7 @@ import { type ProfileGrant, type UserView, userQueries } from './user.queries.js
  */
 export async function visibleUser(c: HttpContext, flag: string, options: { self?: boolean } = {}): Promise<UserView> {
   const username = c.param('username')
-  const user = await userQueries.byUsername(c.services.reader, username)
+  const user = await userQueries.byUsername(c.reader, username)
   if (!user) throw notFound(`No user "${username}".`)
   if (options.self && user.id === c.principal.id) return user
   await c.authz.requireProfile(c.principal, flag, user.platformId, { name: username, kind: 'user', see: 'user.view' })
@@ -42,7 +42,7 @@ export function requireHeld(c: HttpContext, permissions: readonly string[], what
 
 /** The profile a user has now (for the rule that nobody acts on a user more powerful than them). */
 export async function currentProfile(c: HttpContext, user: UserView): Promise<ProfileGrant> {
-  const profile = await userQueries.profile(c.services.reader, user.profileSlug)
+  const profile = await userQueries.profile(c.reader, user.profileSlug)
   if (!profile) throw notFound(`No user "${user.username}".`)
   return profile
 }

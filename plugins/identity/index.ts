@@ -39,14 +39,15 @@ export { API_KEY_LENGTH, UserInputError, createUser, digestHa1, rotateApiKey } f
 export default definePlugin({
   name: 'identity',
   dependsOn: ['platforms'],
+  provides: ['credentials', 'accessGrants'],
   entities: [ProfileEntity, UserEntity, GroupEntity, GroupMemberEntity, RoleEntity, AccessEntity],
   migrations: [init, access],
   register(ctx) {
-    ctx.provide('credentials', credentialsPort(ctx.services.reader))
-    ctx.provide('accessGrants', accessGrantsPort(ctx.services.reader))
+    ctx.provide('credentials', credentialsPort(ctx.reader))
+    ctx.provide('accessGrants', accessGrantsPort(ctx.reader))
     ctx.routes((r) => {
-      userRoutes(r)
-      authenticationRoutes(r)
+      userRoutes(r, ctx.emit, ctx.kernelConfig.auth.realm)
+      authenticationRoutes(r, ctx.kernelConfig.data_dir)
       groupRoutes(r)
       roleRoutes(r)
       profileRoutes(r)

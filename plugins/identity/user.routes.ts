@@ -1,4 +1,12 @@
-import { type FieldReader, type HttpContext, type Router, invalid, reply, requireFlag } from '../../src/kernel/index.js'
+import {
+  type Emit,
+  type FieldReader,
+  type HttpContext,
+  invalid,
+  reply,
+  requireFlag,
+  type Router,
+} from '../../src/kernel/index.js'
 import { platformFromPath } from '../platforms/index.js'
 import { PRIVILEGED_FIELDS, readUserFields } from './user.fields.js'
 import { currentProfile, requireHeld, visibleUser } from './identity.lookup.js'
@@ -14,7 +22,7 @@ async function profileField(
   platformId: number,
 ): Promise<ProfileGrant | undefined> {
   if (slug === undefined) return undefined
-  const profile = await userQueries.profile(c.services.reader, slug)
+  const profile = await userQueries.profile(c.reader, slug)
   // Another platform's profile answers like an unknown one: its existence is not the caller's business.
   if (profile?.platformId === platformId) return profile
   v.fail('profile', `no profile "${slug}" on this platform`)
@@ -25,12 +33,12 @@ async function profileField(
  * Users: `GET/POST /platform/<slug>/users`, `GET/PUT/DELETE /user/<username>`. The password
  * check (`/user/<username>/authenticate`) is in authentication.routes.ts.
  */
-export function userRoutes(r: Router): void {
+export function userRoutes(r: Router, emit: Emit, realm: string): void {
   r.get(
     '/platform/:platform/users',
     async (c) => {
       const platform = await platformFromPath(c, 'user.view', { profile: true })
-      const reader = c.services.reader
+      const reader = c.reader
       const items = await c.list(await userQueries.count(reader, platform.id), (page) =>
         userQueries.page(reader, platform.id, page.offset, page.limit),
       )
@@ -57,7 +65,7 @@ export function userRoutes(r: Router): void {
         email: fields.email!,
         platform,
         profile,
-        realm: c.services.config.auth.realm,
+        realm: realm,
       })
       return reply.xml(201, userInfoXml(c.links, userView(user)))
     },
@@ -110,7 +118,7 @@ export function userRoutes(r: Router): void {
         throw invalid({ username: 'is yours: nobody may delete themselves' }, 'You cannot delete yourself.')
       }
       requireHeld(c, (await currentProfile(c, target)).permissions, `The profile of "${target.username}"`)
-      await deleteUser(c.services, c.em, target.id)
+      await deleteUser(emit, c.em, target.id)
       return reply.noContent()
     },
     {

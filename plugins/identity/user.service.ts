@@ -5,7 +5,7 @@ import {
   FieldReader,
   type Form,
   INSTANCE_ADMIN_FLAG,
-  type KernelServices,
+  type Emit,
   invalid,
   transaction,
 } from '../../src/kernel/index.js'
@@ -286,11 +286,11 @@ export async function updateUser(em: EntityManager, id: number, changes: UserCha
  * then the row goes, and with it (database cascades) their accesses and group memberships.
  * The last active installation administrator cannot be deleted (412).
  */
-export async function deleteUser(services: KernelServices, em: EntityManager, id: number): Promise<void> {
+export async function deleteUser(emit: Emit, em: EntityManager, id: number): Promise<void> {
   await transaction(em, async (tx) => {
     const user = await tx.findOneOrFail(UserEntity, { id }, { populate: ['profile', 'platform'] })
     await keepOneAdmin(tx, user, 'username')
-    await services.events.emit('user.deleting', { em: tx, user })
+    await emit('user.deleting', { em: tx, user })
     await tx.nativeDelete(UserEntity, { id })
   })
 }

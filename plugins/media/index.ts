@@ -27,7 +27,7 @@ export default definePlugin({
   entities: [MediaEntity],
   migrations: [init],
   register(ctx) {
-    const reader = ctx.services.reader
+    const reader = ctx.reader
     ctx.authz.registerKind({
       kind: MEDIA_KIND,
       parent: async (r, id) => {
@@ -37,7 +37,7 @@ export default definePlugin({
       idOf: async (r, slug) => (await mediaQueries.bySlug(r, slug))?.id ?? null,
       slugOf: async (r, id) => (await mediaQueries.byId(r, id))?.slug ?? null,
     })
-    ctx.routes(mediaRoutes)
+    ctx.routes((r) => mediaRoutes(r, ctx.emit))
     ctx.on('root.describe', async ({ user, links, services }) => {
       const limit = ctx.kernelConfig.http.max_list
       const slugs = isInstanceAdmin(user)
@@ -53,7 +53,7 @@ export default definePlugin({
     ctx.on('platform.deleting', async ({ em, platform }) => {
       const media = await em.find(MediaEntity, { platform }, { fields: ['id'] })
       await deleteMediaIn(
-        ctx.services,
+        ctx.emit,
         em,
         media.map((m) => m.id),
       )

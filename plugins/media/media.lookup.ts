@@ -19,7 +19,7 @@ export async function mediaFromPath(
   options: { param?: string; within?: boolean } = {},
 ): Promise<MediaView> {
   const slug = c.param(options.param ?? 'media')
-  const media = await mediaQueries.bySlug(c.services.reader, slug)
+  const media = await mediaQueries.bySlug(c.reader, slug)
   if (!media) throw notFound(`No media "${slug}".`)
   if (options.within) await c.authz.requireWithin(c.principal, flag, mediaRef(media), { name: slug })
   else await c.authz.require(c.principal, flag, mediaRef(media), { name: slug })

@@ -1,4 +1,4 @@
-import { type HttpContext, type Router, reply } from '../../src/kernel/index.js'
+import { type Emit, type HttpContext, reply, type Router } from '../../src/kernel/index.js'
 import { objectAccessesHandler, objectAccessesPermission } from '../identity/index.js'
 import { PLATFORM_KIND, platformFromPath } from '../platforms/index.js'
 import { type MediaInput, readMediaFields } from './media.fields.js'
@@ -8,16 +8,16 @@ import { createMedia, deleteMedia, updateMedia } from './media.service.js'
 import { mediaInfoXml, mediaListXml } from './media.xml.js'
 
 const info = async (c: HttpContext, id: number, status: number) =>
-  reply.xml(status, mediaInfoXml(c.links, (await mediaQueries.byId(c.services.reader, id)) as MediaView))
+  reply.xml(status, mediaInfoXml(c.links, (await mediaQueries.byId(c.reader, id)) as MediaView))
 
 /** Media of a platform: list, create; one media: info, partial update (201, as the spec shows), delete. */
-export function mediaRoutes(r: Router): void {
+export function mediaRoutes(r: Router, emit: Emit): void {
   r.get(
     '/platform/:platform/medias',
     async (c) => {
       const platform = await platformFromPath(c, 'platform.view')
       const scope = await c.authz.scope(c.principal, MEDIA_KIND, { kind: PLATFORM_KIND, id: platform.id })
-      const reader = c.services.reader
+      const reader = c.reader
       const items = await c.list(await mediaQueries.count(reader, platform.id, scope), (page) =>
         mediaQueries.page(reader, platform.id, scope, page.offset, page.limit),
       )
@@ -32,7 +32,7 @@ export function mediaRoutes(r: Router): void {
       const platform = await platformFromPath(c, 'platform.view')
       await c.authz.requireWithin(c.principal, 'media.create', { kind: PLATFORM_KIND, id: platform.id })
       const input = readMediaFields(c.fields(await c.form(), 'create'))
-      const media = await createMedia(c.services, c.em, platform.id, input as Parameters<typeof createMedia>[3])
+      const media = await createMedia(emit, c.em, platform.id, input as Parameters<typeof createMedia>[3])
       return info(c, media.id, 201)
     },
     { permission: 'platform.view, then media.create on the platform' },
@@ -57,7 +57,7 @@ export function mediaRoutes(r: Router): void {
     '/media/:media',
     async (c) => {
       const media = await mediaFromPath(c, 'media.delete')
-      await deleteMedia(c.services, c.em, media.id)
+      await deleteMedia(emit, c.em, media.id)
       return reply.noContent()
     },
     { permission: 'media.delete on the media' },

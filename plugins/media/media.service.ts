@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core'
 import {
   type EntityManager,
-  type KernelServices,
+  type Emit,
   freeSlug,
   invalid,
   retryOnConflict,
@@ -19,7 +19,7 @@ async function requireFreeDomain(tx: EntityManager, domain: string, except?: num
 
 /** Creates a media of a platform, and lets plugins seed what a new media holds (channels). */
 export function createMedia(
-  services: KernelServices,
+  emit: Emit,
   em: EntityManager,
   platformId: number,
   input: Required<Pick<MediaInput, 'name' | 'domain' | 'contactEmail'>> & MediaInput,
@@ -38,7 +38,7 @@ export function createMedia(
         createdAt: new Date(),
       })
       await tx.flush()
-      await services.events.emit('media.created', { em: tx, media })
+      await emit('media.created', { em: tx, media })
       await tx.flush()
       return media
     }),
@@ -72,18 +72,18 @@ export function updateMedia(em: EntityManager, id: number, changes: MediaInput):
  * Deletes media and everything they hold (streams, sub-streams, resources, channels, the
  * accesses on all of them) inside `tx`.
  */
-export async function deleteMediaIn(services: KernelServices, tx: EntityManager, ids: number[]): Promise<void> {
+export async function deleteMediaIn(emit: Emit, tx: EntityManager, ids: number[]): Promise<void> {
   if (ids.length === 0) return
   // Stream changes lock their media row first (streams plugin); taking the same locks first, in
   // id order, makes a concurrent stream creation wait or finish instead of deadlocking with the
   // deletion of the rows it points at.
   await tx.find(MediaEntity, { id: { $in: ids } }, { orderBy: { id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE })
-  await services.events.emit('media.deleting', { em: tx, ids })
-  await services.events.emit('authz.objects-deleted', { em: tx, kind: MEDIA_KIND, ids })
+  await emit('media.deleting', { em: tx, ids })
+  await emit('authz.objects-deleted', { em: tx, kind: MEDIA_KIND, ids })
   await tx.nativeDelete(MediaEntity, { id: { $in: ids } })
 }
 
 /** Deletes one media and everything it holds, in one transaction. */
-export function deleteMedia(services: KernelServices, em: EntityManager, id: number): Promise<void> {
-  return transaction(em, (tx) => deleteMediaIn(services, tx, [id]))
+export function deleteMedia(emit: Emit, em: EntityManager, id: number): Promise<void> {
+  return transaction(em, (tx) => deleteMediaIn(emit, tx, [id]))
 }

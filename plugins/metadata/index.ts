@@ -34,7 +34,7 @@ export default definePlugin({
   entities: [MetadataDefinitionEntity],
   migrations: [init],
   register(ctx) {
-    ctx.routes(metadataRoutes)
+    ctx.routes((r) => metadataRoutes(r, ctx.emit))
     // The foreign key cascades too; deleting explicitly keeps the outcome independent of it.
     ctx.on('platform.deleting', async ({ em, platform }) => {
       await em.nativeDelete(MetadataDefinitionEntity, { platform })

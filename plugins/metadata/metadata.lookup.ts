@@ -15,7 +15,7 @@ export const MANAGE_FLAG = 'metadata.manage'
  */
 export async function definitionFromPath(c: HttpContext, need: 'read' | 'manage'): Promise<MetadataDefinitionView> {
   const slug = c.param('metadata')
-  const definition = await metadataQueries.bySlug(c.services.reader, slug)
+  const definition = await metadataQueries.bySlug(c.reader, slug)
   if (!definition) throw notFound(`No metadata "${slug}".`)
   const describe = { name: slug, kind: 'metadata' }
   if (need === 'manage') await c.authz.requireProfile(c.principal, MANAGE_FLAG, definition.platformId, describe)

@@ -1,4 +1,4 @@
-import { type Router, reply } from '../../src/kernel/index.js'
+import { type Emit, reply, type Router } from '../../src/kernel/index.js'
 import { platformFromPath } from '../platforms/index.js'
 import { readMetadataFields } from './metadata.fields.js'
 import { MANAGE_FLAG, definitionFromPath } from './metadata.lookup.js'
@@ -7,12 +7,12 @@ import { createDefinition, deleteDefinition, updateDefinition } from './metadata
 import { metadataInfoXml, metadataListXml } from './metadata.xml.js'
 
 /** Metadata definitions: read by whoever sees the platform, managed with the profile flag `metadata.manage`. */
-export function metadataRoutes(r: Router): void {
+export function metadataRoutes(r: Router, emit: Emit): void {
   r.get(
     '/platform/:platform/metadata',
     async (c) => {
       const platform = await platformFromPath(c, 'platform.view')
-      const reader = c.services.reader
+      const reader = c.reader
       const items = await c.list(await metadataQueries.count(reader, platform.id), (page) =>
         metadataQueries.page(reader, platform.id, page.offset, page.limit),
       )
@@ -52,7 +52,7 @@ export function metadataRoutes(r: Router): void {
   r.delete(
     '/metadata/:metadata',
     async (c) => {
-      await deleteDefinition(c.services, c.em, await definitionFromPath(c, 'manage'))
+      await deleteDefinition(emit, c.em, await definitionFromPath(c, 'manage'))
       return reply.noContent()
     },
     { permission: `platform.view on the definition's platform, and profile ${MANAGE_FLAG}` },

@@ -1,6 +1,6 @@
 import {
   type EntityManager,
-  type KernelServices,
+  type Emit,
   freeSlug,
   invalid,
   notFound,
@@ -95,12 +95,12 @@ export function updateDefinition(
 
 /** Deletes a definition; `metadata.deleted` lets the file store drop its values in the same transaction. */
 export async function deleteDefinition(
-  services: KernelServices,
+  emit: Emit,
   em: EntityManager,
   definition: MetadataDefinitionView,
 ): Promise<void> {
   await transaction(em, async (tx) => {
-    await services.events.emit('metadata.deleted', { em: tx, definition })
+    await emit('metadata.deleted', { em: tx, definition })
     await tx.nativeDelete(MetadataDefinitionEntity, { id: definition.id })
   })
 }

@@ -25,6 +25,6 @@ export default definePlugin({
       idOf: async (reader, slug) => (await platformQueries.bySlug(reader, slug))?.id ?? null,
       slugOf: async (reader, id) => (await platformQueries.byId(reader, id))?.slug ?? null,
     })
-    ctx.routes(platformRoutes)
+    ctx.routes((r) => platformRoutes(r, ctx.emit))
   },
 })

@@ -16,7 +16,7 @@ export async function platformFromPath(
   options: { profile?: boolean; param?: string } = {},
 ): Promise<PlatformView> {
   const slug = c.param(options.param ?? 'platform')
-  const platform = await platformQueries.bySlug(c.services.reader, slug)
+  const platform = await platformQueries.bySlug(c.reader, slug)
   if (!platform) throw notFound(`No platform "${slug}".`)
   const ref = { kind: PLATFORM_KIND, id: platform.id }
   if (options.profile) await c.authz.requireProfile(c.principal, flag, platform.id, { name: slug })

@@ -1,11 +1,12 @@
 import {
+  type Emit,
   type FieldReader,
-  type HttpContext,
-  type Router,
-  type TimestampDialect,
   forbidden,
+  type HttpContext,
   isInstanceAdmin,
   reply,
+  type Router,
+  type TimestampDialect,
 } from '../../src/kernel/index.js'
 import { type Platform, PlatformEntity } from './platform.entity.js'
 import { platformFromPath } from './platform.lookup.js'
@@ -33,8 +34,8 @@ function readFields(v: FieldReader): PlatformFields {
 
 const TIMESTAMP_DIALECTS = ['iso8601', 'unix'] as const
 
-async function info(c: HttpContext, platform: PlatformView, status: number) {
-  const stats = await platformStats(c.services, platform)
+async function info(c: HttpContext, emit: Emit, platform: PlatformView, status: number) {
+  const stats = await platformStats(emit, c.reader, platform)
   return reply.xml(status, platformInfoXml(c.links, platform, stats))
 }
 
@@ -44,12 +45,12 @@ async function platformEntity(c: HttpContext, flag: string): Promise<Platform> {
   return c.em.findOneOrFail(PlatformEntity, { id })
 }
 
-export function platformRoutes(r: Router): void {
+export function platformRoutes(r: Router, emit: Emit): void {
   r.get(
     '/platforms',
     async (c) => {
       c.authz.requireInstanceAdmin(c.principal)
-      const reader = c.services.reader
+      const reader = c.reader
       const items = await c.list(await platformQueries.count(reader), (page) =>
         platformQueries.page(reader, page.offset, page.limit),
       )
@@ -63,13 +64,13 @@ export function platformRoutes(r: Router): void {
     async (c) => {
       c.authz.requireInstanceAdmin(c.principal)
       const input = readFields(c.fields(await c.form(), 'create'))
-      const platform = await createPlatform(c.services, c.em, input as Required<typeof input>)
-      return info(c, platform, 201)
+      const platform = await createPlatform(emit, c.em, input as Required<typeof input>)
+      return info(c, emit, platform, 201)
     },
     { permission: 'installation administrator' },
   )
 
-  r.get('/platform/:platform', async (c) => info(c, await platformFromPath(c, 'platform.view'), 200), {
+  r.get('/platform/:platform', async (c) => info(c, emit, await platformFromPath(c, 'platform.view'), 200), {
     permission: 'platform.view on the platform',
   })
 
@@ -87,7 +88,7 @@ export function platformRoutes(r: Router): void {
       if (changes.maxSpace !== undefined) platform.maxSpace = changes.maxSpace
       if (changes.timestamps !== undefined) platform.timestamps = changes.timestamps
       await c.em.flush()
-      return info(c, platform, 200)
+      return info(c, emit, platform, 200)
     },
     { permission: 'platform.edit on the platform; changing max_users or max_space: installation administrator' },
   )
@@ -97,7 +98,7 @@ export function platformRoutes(r: Router): void {
     async (c) => {
       const platform = await platformEntity(c, 'platform.view')
       c.authz.requireInstanceAdmin(c.principal)
-      await deletePlatform(c.services, c.em, platform)
+      await deletePlatform(emit, c.em, platform)
       return reply.noContent()
     },
     { permission: 'installation administrator (the platform holding every one of them cannot be deleted)' },

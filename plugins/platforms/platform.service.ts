@@ -1,7 +1,8 @@
 import { LockMode } from '@mikro-orm/core'
 import {
   type EntityManager,
-  type KernelServices,
+  type Emit,
+  type Reader,
   freeSlug,
   notFound,
   retryOnConflict,
@@ -32,7 +33,7 @@ export interface PlatformInput {
 }
 
 /** Creates a platform and lets plugins seed its defaults, in one transaction. */
-export function createPlatform(services: KernelServices, em: EntityManager, input: PlatformInput): Promise<Platform> {
+export function createPlatform(emit: Emit, em: EntityManager, input: PlatformInput): Promise<Platform> {
   return retryOnConflict(() =>
     transaction(em, async (tx) => {
       const platform = tx.create(PlatformEntity, {
@@ -41,7 +42,7 @@ export function createPlatform(services: KernelServices, em: EntityManager, inpu
         createdAt: new Date(),
       })
       await tx.flush()
-      await services.events.emit('platform.created', { em: tx, platform })
+      await emit('platform.created', { em: tx, platform })
       await tx.flush()
       return platform
     }),
@@ -49,17 +50,17 @@ export function createPlatform(services: KernelServices, em: EntityManager, inpu
 }
 
 /** Deletes a platform and everything in it, in one transaction. */
-export async function deletePlatform(services: KernelServices, em: EntityManager, platform: Platform): Promise<void> {
+export async function deletePlatform(emit: Emit, em: EntityManager, platform: Platform): Promise<void> {
   await transaction(em, async (tx) => {
-    await services.events.emit('platform.deleting', { em: tx, platform })
-    await services.events.emit('authz.objects-deleted', { em: tx, kind: 'platform', ids: [platform.id] })
+    await emit('platform.deleting', { em: tx, platform })
+    await emit('authz.objects-deleted', { em: tx, kind: 'platform', ids: [platform.id] })
     await tx.nativeDelete(PlatformEntity, { id: platform.id })
   })
 }
 
 /** The figures of platform info (committed data), gathered from the plugins that own them. */
-export async function platformStats(services: KernelServices, platform: PlatformView): Promise<PlatformStats> {
+export async function platformStats(emit: Emit, reader: Reader, platform: PlatformView): Promise<PlatformStats> {
   const stats: PlatformStats = { createdUsers: 0, usedSpace: 0 }
-  await services.events.emit('platform.describe', { reader: services.reader, platform, stats })
+  await emit('platform.describe', { reader, platform, stats })
   return stats
 }

@@ -1,5 +1,5 @@
 import { definePlugin } from '../../src/kernel/index.js'
-import { RESOURCES_SETTINGS } from '../resources/index.js'
+import { RESOURCE_DETAILS, RESOURCES_SETTINGS } from '../resources/index.js'
 import init from './migrations/20261212-player-view-sessions.js'
 import { PlayerAssets } from './player-assets.js'
 import { playerConfigSchema } from './player.config.js'
@@ -27,7 +27,14 @@ export default definePlugin({
     // The page's media links are those of a resource asked with-token: the resources plugin's lifetime.
     const { token_ttl: mediaTokenTtl } = ctx.use(RESOURCES_SETTINGS)
     const assets = new PlayerAssets()
-    ctx.routes((r) => playerRoutes(r, { assets, mediaTokenTtl, viewTokenTtl: ctx.config.view_token_ttl }))
+    const options = {
+      assets,
+      mediaTokenTtl,
+      viewTokenTtl: ctx.config.view_token_ttl,
+      describer: ctx.use(RESOURCE_DETAILS),
+      tokens: ctx.tokens,
+    }
+    ctx.routes((r) => playerRoutes(r, options))
     ctx.onServe(() => {
       // Compressing hls.js takes a moment: done before the first page asks for it.
       assets.prepare().catch((error: unknown) => ctx.log.error({ err: error }, 'the player scripts are missing'))

@@ -26,7 +26,7 @@ async function isDraft(reader: Reader, resource: ResourceView): Promise<boolean>
  */
 export async function playableResource(c: HttpContext, slug: string): Promise<ResourceView> {
   const granted = c.token ? requireResourceGrant(c, slug) : undefined
-  const reader = c.services.reader
+  const reader = c.reader
   const resource = await resourceQueries.bySlug(reader, slug)
   const missing = notFound(`No resource "${slug}" to play here.`)
   if (!resource || (granted !== undefined && granted !== resource.id)) throw missing

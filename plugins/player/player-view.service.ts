@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { type EntityManager, type HttpContext, forbidden, signToken } from '../../src/kernel/index.js'
+import { type EntityManager, type HttpContext, forbidden, type Tokens } from '../../src/kernel/index.js'
 import { countView } from '../resources/index.js'
 import { PlayerViewSessionEntity } from './player-view-session.entity.js'
 
@@ -19,10 +19,9 @@ interface ViewGrant {
  * with the resource and an expiry `ttlSeconds` from now. The page sends it back on its first
  * playback (`POST /player/<slug>/views?token=`).
  */
-export function viewToken(secret: string, resource: { id: number; slug: string }, ttlSeconds: number): string {
+export function viewToken(tokens: Tokens, resource: { id: number; slug: string }, ttlSeconds: number): string {
   const session = randomBytes(16).toString('base64url')
-  return signToken(
-    secret,
+  return tokens.sign(
     VIEW_TOKEN_PURPOSE,
     { r: resource.id, s: resource.slug, v: session },
     new Date(Date.now() + ttlSeconds * 1000),

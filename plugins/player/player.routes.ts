@@ -5,11 +5,17 @@ import {
   type HttpContext,
   type Reply,
   type Router,
+  type Tokens,
   errorPage,
   notFound,
   reply,
 } from '../../src/kernel/index.js'
-import { RESOURCE_TOKEN_PURPOSE, type ResourceView, describeResources, resourceQueries } from '../resources/index.js'
+import {
+  RESOURCE_TOKEN_PURPOSE,
+  type ResourceDescriber,
+  type ResourceView,
+  resourceQueries,
+} from '../resources/index.js'
 import { type WidgetView, widgetQueries } from '../widgets/index.js'
 import { embedScript } from './embed.script.js'
 import type { PlayerAssets } from './player-assets.js'
@@ -25,6 +31,10 @@ export interface PlayerRouteOptions {
   mediaTokenTtl: number
   /** Seconds a page's view token stays valid (`player.view_token_ttl`). */
   viewTokenTtl: number
+  /** The resources plugin's details (media links, with tokens). */
+  describer: ResourceDescriber
+  /** Signs the view tokens. */
+  tokens: Tokens
 }
 
 const PAGE_PERMISSION =
@@ -62,7 +72,7 @@ function queryValue(c: HttpContext, name: string): string | undefined {
 
 /** The widget named by the path, or 404. */
 async function widgetOf(c: HttpContext, slug: string): Promise<WidgetView> {
-  const widget = await widgetQueries.bySlug(c.services.reader, slug)
+  const widget = await widgetQueries.bySlug(c.reader, slug)
   if (!widget) throw notFound(`No widget "${slug}".`)
   return widget
 }
@@ -72,14 +82,17 @@ export function playerRoutes(r: Router, options: PlayerRouteOptions): void {
 
   /** The page of a resource the request may play, in the look and behavior chosen. */
   async function page(c: HttpContext, resource: ResourceView, choice: PlayerChoice, widget: WidgetView | null) {
-    const described = await describeResources(c, [resource], { withToken: true, tokenTtl: options.mediaTokenTtl })
+    const described = await options.describer.describe(c, [resource], {
+      withToken: true,
+      tokenTtl: options.mediaTokenTtl,
+    })
     const details = described.get(resource.id)!
     // The media's online channels decide whether it has players at all (web, widget).
     if (details.players.length === 0) {
       throw notFound(`Resource "${resource.slug}" has no player: no online channel of its media offers one.`)
     }
-    const settings = await playerSettings(c.services.reader, resource.platformId, choice)
-    const view = viewToken(c.services.secret, resource, options.viewTokenTtl)
+    const settings = await playerSettings(c.reader, resource.platformId, choice)
+    const view = viewToken(options.tokens, resource, options.viewTokenTtl)
     const markup = playerPage({
       resource,
       details,
@@ -132,7 +145,7 @@ export function playerRoutes(r: Router, options: PlayerRouteOptions): void {
       // 403, not 401: no credentials would help, only the token the page was given.
       if (!c.token) throw forbidden('A view token is needed: the player page gives one (`?token=`).')
       const view = requireViewGrant(c, c.param('resource'))
-      const resource = await resourceQueries.byId(c.services.reader, view.resourceId)
+      const resource = await resourceQueries.byId(c.reader, view.resourceId)
       if (!resource || resource.slug !== c.param('resource')) throw notFound(`No resource "${c.param('resource')}".`)
       await recordView(c.em, view)
       return reply.noContent()

@@ -44,14 +44,14 @@ export default definePlugin({
   migrations: [init],
   register(ctx) {
     ctx.routes((r) => {
-      playerRoutes(THEMES)(r)
-      playerRoutes(BEHAVIORS)(r)
+      playerRoutes(THEMES, ctx.emit)(r)
+      playerRoutes(BEHAVIORS, ctx.emit)(r)
     })
     ctx.on('platform.created', ({ em, platform }) => seedPlayers(em, platform))
     // The foreign keys cascade too; deleting explicitly announces it and keeps the outcome independent of them.
     ctx.on('platform.deleting', async ({ em, platform }) => {
-      await deletePlayersOfPlatform(ctx.services, em, THEMES, platform.id)
-      await deletePlayersOfPlatform(ctx.services, em, BEHAVIORS, platform.id)
+      await deletePlayersOfPlatform(ctx.emit, em, THEMES, platform.id)
+      await deletePlayersOfPlatform(ctx.emit, em, BEHAVIORS, platform.id)
     })
     ctx.seed(async (em) => {
       for (const platform of await em.find(PlatformEntity, {}, { orderBy: { id: 'asc' } })) {

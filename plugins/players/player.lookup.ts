@@ -17,7 +17,7 @@ export async function playerFromPath<S extends object>(
   platform: PlatformView,
 ): Promise<PlayerView<S>> {
   const slug = c.param(family.param)
-  const found = await family.queries.bySlug(c.services.reader, slug)
+  const found = await family.queries.bySlug(c.reader, slug)
   if (!found || found.platformId !== platform.id) throw notFound(`No ${family.label} "${slug}".`)
   return found
 }

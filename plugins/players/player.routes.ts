@@ -1,4 +1,4 @@
-import { type HttpContext, type Router, notFound, reply } from '../../src/kernel/index.js'
+import { type Emit, type HttpContext, notFound, reply, type Router } from '../../src/kernel/index.js'
 import { platformFromPath } from '../platforms/index.js'
 import { readPlayerFields } from './player.fields.js'
 import { playerFlag, playerFromPath } from './player.lookup.js'
@@ -11,7 +11,7 @@ import type { PlayerFamily } from './players.types.js'
  * update and delete (an extension of the spec). Reading needs only `platform.view`; writing,
  * the profile flags `<kind>.create`, `<kind>.edit`, `<kind>.delete`, checked before the fields.
  */
-export function playerRoutes<S extends object>(family: PlayerFamily<S>): (r: Router) => void {
+export function playerRoutes<S extends object>(family: PlayerFamily<S>, emit: Emit): (r: Router) => void {
   const listPath = `/platform/:platform/${family.kind}`
   const onePath = `${listPath}/:${family.param}`
   const create = playerFlag(family.kind, 'create')
@@ -20,7 +20,7 @@ export function playerRoutes<S extends object>(family: PlayerFamily<S>): (r: Rou
   const writes = (flag: string) => `platform.view on the platform, and profile ${flag}`
 
   const info = async (c: HttpContext, id: number, status: number) => {
-    const found = await family.queries.byId(c.services.reader, id)
+    const found = await family.queries.byId(c.reader, id)
     if (!found) throw notFound(`No such ${family.label}.`)
     return reply.xml(status, playerInfoXml(c.links, family, found))
   }
@@ -30,7 +30,7 @@ export function playerRoutes<S extends object>(family: PlayerFamily<S>): (r: Rou
       listPath,
       async (c) => {
         const platform = await platformFromPath(c, 'platform.view')
-        const reader = c.services.reader
+        const reader = c.reader
         const items = await c.list(await family.queries.count(reader, platform.id), (page) =>
           family.queries.page(reader, platform.id, page.offset, page.limit),
         )
@@ -76,7 +76,7 @@ export function playerRoutes<S extends object>(family: PlayerFamily<S>): (r: Rou
       async (c) => {
         const platform = await platformFromPath(c, remove, { profile: true })
         const current = await playerFromPath(c, family, platform)
-        await deletePlayer(c.services, c.em, family, current.id)
+        await deletePlayer(emit, c.em, family, current.id)
         return reply.noContent()
       },
       { permission: writes(remove) },

@@ -1,6 +1,6 @@
 import {
   type EntityManager,
-  type KernelServices,
+  type Emit,
   freeSlug,
   notFound,
   retryOnConflict,
@@ -56,36 +56,36 @@ export function updatePlayer<S extends object>(
  * `player_behavior.deleting`) so a listener may act, or refuse, in the same transaction.
  */
 export async function deletePlayersIn<S extends object>(
-  services: KernelServices,
+  emit: Emit,
   tx: EntityManager,
   family: PlayerFamily<S>,
   ids: number[],
 ): Promise<void> {
   if (ids.length === 0) return
-  await services.events.emit(`${family.kind}.deleting`, { em: tx, ids })
+  await emit(`${family.kind}.deleting`, { em: tx, ids })
   await tx.nativeDelete(family.entity, { id: { $in: ids } } as never)
 }
 
 /** Deletes one theme or behavior, in one transaction. */
 export function deletePlayer<S extends object>(
-  services: KernelServices,
+  emit: Emit,
   em: EntityManager,
   family: PlayerFamily<S>,
   id: number,
 ): Promise<void> {
-  return transaction(em, (tx) => deletePlayersIn(services, tx, family, [id]))
+  return transaction(em, (tx) => deletePlayersIn(emit, tx, family, [id]))
 }
 
 /** Deletes every theme or behavior of a platform inside `tx` (the platform is being deleted). */
 export async function deletePlayersOfPlatform<S extends object>(
-  services: KernelServices,
+  emit: Emit,
   tx: EntityManager,
   family: PlayerFamily<S>,
   platformId: number,
 ): Promise<void> {
   const records = await tx.find(family.entity, { platform: platformId } as never, { fields: ['id'] as never })
   await deletePlayersIn(
-    services,
+    emit,
     tx,
     family,
     records.map((record) => record.id),

@@ -1,4 +1,5 @@
 import { definePlugin } from '../../src/kernel/index.js'
+import { RESOURCE_DETAILS } from '../resources/index.js'
 import { portalConfigSchema } from './portal.config.js'
 import { portalHosts } from './portal.hosts.js'
 import { portalRoutes } from './portal.routes.js'
@@ -18,7 +19,12 @@ export default definePlugin({
   dependsOn: ['media', 'streams', 'resources', 'channels', 'players', 'player'],
   config: portalConfigSchema,
   register(ctx) {
-    ctx.hosts(portalHosts(ctx.services.reader, ctx.config.host_cache_ttl))
-    ctx.routes((r) => portalRoutes(r, ctx.config))
+    ctx.hosts(portalHosts(ctx.reader, ctx.config.host_cache_ttl))
+    const setup = {
+      config: ctx.config,
+      describer: ctx.use(RESOURCE_DETAILS),
+      maxList: ctx.kernelConfig.http.max_list,
+    }
+    ctx.routes((r) => portalRoutes(r, setup))
   },
 })

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib'
 import { type HttpContext, type Reply, type Router, type SafeHtml, errorPage, reply } from '../../src/kernel/index.js'
-import { describeResources } from '../resources/index.js'
+import type { ResourceDescriber } from '../resources/index.js'
 import { type HomeStream, homePage } from './home.page.js'
 import { notFoundPage } from './not-found.page.js'
 import type { PortalConfig } from './portal.config.js'
@@ -56,10 +56,19 @@ type Render = (c: HttpContext, view: PortalView) => Promise<SafeHtml>
  * (unknown media, no web channel, an offline one: the same answer). Inside an open portal, a
  * missing page answers the portal's own 404 page.
  */
-function portalPage(render: Render): (c: HttpContext) => Promise<Reply> {
+/** What the portal's pages use, resolved while the plugin registers. */
+export interface PortalSetup {
+  config: PortalConfig
+  /** The resources plugin's details (thumbnails, with tokens). */
+  describer: ResourceDescriber
+  /** Most rows read for one list (`http.max_list`). */
+  maxList: number
+}
+
+function portalPage(setup: PortalSetup, render: Render): (c: HttpContext) => Promise<Reply> {
   return async (c) => {
-    const reader = c.services.reader
-    const max = c.services.config.http.max_list
+    const reader = c.reader
+    const max = setup.maxList
     const found = await portalQueries.portal(reader, c.param('media'), max)
     if (!found) return reply.page(404, errorPage(404, NO_PORTAL))
     const view: PortalView = {
@@ -78,15 +87,16 @@ function portalPage(render: Render): (c: HttpContext) => Promise<Reply> {
 }
 
 /** The cards of some resources, their thumbnails signed for `token_ttl`. */
-async function cards(c: HttpContext, config: PortalConfig, lists: CardItem['resource'][][]): Promise<CardItem[][]> {
+async function cards(c: HttpContext, setup: PortalSetup, lists: CardItem['resource'][][]): Promise<CardItem[][]> {
   const all = lists.flat()
-  const details = await describeResources(c, all, { withToken: true, tokenTtl: config.token_ttl })
+  const details = await setup.describer.describe(c, all, { withToken: true, tokenTtl: setup.config.token_ttl })
   return lists.map((list) => list.map((resource) => ({ resource, details: details.get(resource.id) })))
 }
 
 const home =
-  (config: PortalConfig): Render =>
+  (setup: PortalSetup): Render =>
   async (c, view) => {
+    const { config } = setup
     const number = requestedPage(c)
     const roots = view.tree.roots
     const pages = pageCount(roots.length, config.streams_per_page)
@@ -94,11 +104,11 @@ const home =
     const shown = roots.slice((number - 1) * config.streams_per_page, number * config.streams_per_page)
     const streams = shown.flatMap((root) => view.tree.subtree(root))
     const latest = await Promise.all(
-      streams.map((s) => portalQueries.newest(c.services.reader, s.id, 1, config.latest_per_stream)),
+      streams.map((s) => portalQueries.newest(c.reader, s.id, 1, config.latest_per_stream)),
     )
     const items = await cards(
       c,
-      config,
+      setup,
       latest.map((l) => l.items),
     )
     const byId = new Map(streams.map((s, i) => [s.id, { latest: items[i]!, total: latest[i]!.total }]))
@@ -116,32 +126,35 @@ const home =
   }
 
 const stream =
-  (config: PortalConfig): Render =>
+  (setup: PortalSetup): Render =>
   async (c, view) => {
+    const { config } = setup
     const shown = view.tree.bySlug(c.param('stream'))
     if (!shown) throw new Missing('There is no such stream here.')
     const number = requestedPage(c)
     if (number === null) throw new Missing('There is no such page.')
-    const list = await portalQueries.newest(c.services.reader, shown.id, number, config.resources_per_page)
+    const list = await portalQueries.newest(c.reader, shown.id, number, config.resources_per_page)
     const pages = pageCount(list.total, config.resources_per_page)
     if (number > pages) throw new Missing('There is no such page.')
-    const [items] = await cards(c, config, [list.items])
+    const [items] = await cards(c, setup, [list.items])
     return streamPage(view, shown, { items: items!, page: number, pages })
   }
 
-const resource: Render = async (c, view) => {
-  const found = await portalQueries.resource(c.services.reader, c.param('resource'))
-  // Another media's, hidden, draft, or in a stream that is not visible: all the same 404.
-  const shownIn =
-    found && found.mediaId === view.media.id && found.visibility === 'visible' && view.tree.get(found.streamId)
-  if (!found || !shownIn) throw new Missing('There is no such publication here.')
-  const details = (await describeResources(c, [found], { withToken: false, tokenTtl: 0 })).get(found.id)!
-  return resourcePage(view, found, shownIn, details, c.links.url('player', found.slug))
-}
+const resource =
+  (setup: PortalSetup): Render =>
+  async (c, view) => {
+    const found = await portalQueries.resource(c.reader, c.param('resource'))
+    // Another media's, hidden, draft, or in a stream that is not visible: all the same 404.
+    const shownIn =
+      found && found.mediaId === view.media.id && found.visibility === 'visible' && view.tree.get(found.streamId)
+    if (!found || !shownIn) throw new Missing('There is no such publication here.')
+    const details = (await setup.describer.describe(c, [found], { withToken: false, tokenTtl: 0 })).get(found.id)!
+    return resourcePage(view, found, shownIn, details, c.links.url('player', found.slug))
+  }
 
 /** The stylesheet: the current one for any content hash (an old page still gets styled), cached forever only under its own. */
-async function stylesheet(c: HttpContext): Promise<Reply> {
-  const found = await portalQueries.portal(c.services.reader, c.param('media'), c.services.config.http.max_list)
+async function stylesheet(c: HttpContext, maxList: number): Promise<Reply> {
+  const found = await portalQueries.portal(c.reader, c.param('media'), maxList)
   const file = c.param('file')
   if (!found || !/^portal\.[0-9a-f]{16}\.css$/.test(file)) return reply.page(404, errorPage(404, NO_PORTAL))
   const current = file === PORTAL_STYLE_FILE
@@ -162,16 +175,20 @@ async function stylesheet(c: HttpContext): Promise<Reply> {
  * pages and their stylesheet under `/portal/<media>` (on the media's own domain, the kernel
  * mounts that prefix at `/`), and a 404 page for any other address below it.
  */
-export function portalRoutes(r: Router, config: PortalConfig): void {
+export function portalRoutes(r: Router, setup: PortalSetup): void {
   const options = { public: true, permission: PERMISSION, produces: 'text/html' }
-  r.get('/portal/:media', portalPage(home(config)), options)
-  r.get('/portal/:media/stream/:stream', portalPage(stream(config)), options)
-  r.get('/portal/:media/resource/:resource', portalPage(resource), options)
-  r.get('/portal/:media/assets/:file', stylesheet, { public: true, permission: STYLE_PERMISSION, produces: 'text/css' })
+  r.get('/portal/:media', portalPage(setup, home(setup)), options)
+  r.get('/portal/:media/stream/:stream', portalPage(setup, stream(setup)), options)
+  r.get('/portal/:media/resource/:resource', portalPage(setup, resource(setup)), options)
+  r.get('/portal/:media/assets/:file', (c) => stylesheet(c, setup.maxList), {
+    public: true,
+    permission: STYLE_PERMISSION,
+    produces: 'text/css',
+  })
   // Last: any other address of a portal is a page of it that does not exist (not an API 401).
   r.get(
     '/portal/:media/*',
-    portalPage(() => Promise.reject(new Missing('There is no page at this address.'))),
+    portalPage(setup, () => Promise.reject(new Missing('There is no page at this address.'))),
     options,
   )
 }

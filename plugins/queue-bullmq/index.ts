@@ -12,6 +12,7 @@ export { BullmqQueue, type BullmqQueueOptions } from './bullmq-queue.js'
  */
 export default definePlugin({
   name: 'queue-bullmq',
+  provides: ['queue'],
   config: queueBullmqConfigSchema,
   register(ctx) {
     warnMovedKeys('queue-bullmq', ctx.config, MOVED_KEYS, ctx.log)

@@ -12,6 +12,7 @@ export { InlineQueue, type InlineQueueOptions } from './inline-queue.js'
  */
 export default definePlugin({
   name: 'queue-inline',
+  provides: ['queue'],
   config: queueInlineConfigSchema,
   register(ctx) {
     warnMovedKeys('queue-inline', ctx.config, MOVED_KEYS, ctx.log)

@@ -1,5 +1,5 @@
 import { definePlugin } from '../../src/kernel/index.js'
-import { FILES_SETTINGS } from '../files/index.js'
+import { FILES_SETTINGS, UPLOAD_LINKS } from '../files/index.js'
 import '../identity/index.js'
 import init from './migrations/20261210-recorder-init.js'
 import { RecorderCodeEntity } from './recorder-code.entity.js'
@@ -39,8 +39,9 @@ export default definePlugin({
   register(ctx) {
     // The file store makes the upload links, with its own settings (upload base URL, link lifetime).
     const filesConfig = ctx.use(FILES_SETTINGS)
-    ctx.routes((r) => widgetRoutes(r, ctx.config, filesConfig))
-    ctx.routes((r) => recorderPageRoutes(r, filesConfig))
+    const uploadLinks = ctx.use(UPLOAD_LINKS)
+    ctx.routes((r) => widgetRoutes(r, ctx.config, uploadLinks, ctx.port('credentials')))
+    ctx.routes((r) => recorderPageRoutes(r, filesConfig, uploadLinks))
     // The foreign key cascades too; deleting explicitly keeps the outcome independent of it.
     ctx.on('user.deleting', ({ em, user }) => deleteUserCodes(em, [user.id]))
     ctx.on('platform.users-deleting', ({ em, userIds }) => deleteUserCodes(em, userIds))

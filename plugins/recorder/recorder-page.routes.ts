@@ -8,10 +8,9 @@ import {
   notFound,
   reply,
 } from '../../src/kernel/index.js'
-import { uploadBase } from '../files/index.js'
+import type { FilesConfig, UploadLinks } from '../files/index.js'
 import { recorderPage, refusalPage } from './recorder.page.js'
 import { peekRecorderCode } from './recorder-code.queries.js'
-import type { FilesConfig } from './widget.routes.js'
 
 /** A used or expired code: the recorder is gone for good (410), where the API says 412 (docs: recorder page). */
 export const RECORDER_GONE = 410
@@ -27,9 +26,9 @@ export const recorderScript = (): BrowserScript => browserScript('recorder')
  * own scripts only, recordings played back from blob: URLs, and requests only to ourselves
  * and to the upload endpoints (`files.upload_base_url` may put them on another origin).
  */
-function pageOptions(c: HttpContext, files: FilesConfig) {
+function pageOptions(c: HttpContext, links: UploadLinks) {
   const self = new URL(`${c.links.base}/`).origin
-  const uploads = new URL(`${uploadBase(c.services, files)}/`).origin
+  const uploads = new URL(`${links.base}/`).origin
   return {
     embeddable: true,
     csp: {
@@ -44,10 +43,10 @@ function pageOptions(c: HttpContext, files: FilesConfig) {
  * not otherwise (404 unknown, 410 used or expired), framable like the recorder itself so the
  * third-party page shows it. The code is only read here: sending the recording spends it.
  */
-async function recorder(c: HttpContext, files: FilesConfig, script: BrowserScript): Promise<Reply> {
+async function recorder(c: HttpContext, files: FilesConfig, links: UploadLinks, script: BrowserScript): Promise<Reply> {
   const code = c.param('code')
-  const options = pageOptions(c, files)
-  const view = await peekRecorderCode(c.services.reader, code)
+  const options = pageOptions(c, links)
+  const view = await peekRecorderCode(c.reader, code)
   if (!view) return reply.page(404, refusalPage(404, 'unknown'), options)
   if (view.usedAt) return reply.page(RECORDER_GONE, refusalPage(RECORDER_GONE, 'used'), options)
   if (view.expiresAt.getTime() <= Date.now()) {
@@ -70,9 +69,9 @@ function asset(c: HttpContext, script: BrowserScript): Reply {
 }
 
 /** `GET /recorder/<code>` (the recorder page behind the widget's iframe) and its script. */
-export function recorderPageRoutes(r: Router, files: FilesConfig): void {
+export function recorderPageRoutes(r: Router, files: FilesConfig, links: UploadLinks): void {
   const script = recorderScript()
-  r.get('/recorder/:code', (c) => recorder(c, files, script), {
+  r.get('/recorder/:code', (c) => recorder(c, files, links, script), {
     public: true,
     permission: PAGE_PERMISSION,
     produces: 'text/html',

@@ -1,4 +1,5 @@
 import {
+  type CredentialsPort,
   type HttpContext,
   HttpError,
   type Reply,
@@ -8,13 +9,10 @@ import {
   reply,
   requireFlag,
 } from '../../src/kernel/index.js'
-import { uploadBase, uploadToken } from '../files/index.js'
+import type { UploadLinks } from '../files/index.js'
 import type { RecorderConfig } from './recorder.config.js'
 import { type RecorderCodeProblem, consumeRecorderCode, issueRecorderCode } from './recorder-code.service.js'
 import { recorderWidgetXml, uploadLinksXml } from './widget.xml.js'
-
-/** The configuration of the file store, which makes the upload links. */
-export type FilesConfig = Parameters<typeof uploadToken>[1]
 
 /** What delivering a recorder takes: recording it, and storing the recording as a file. */
 export const RECORDER_FLAGS = ['video_recorder.use', 'file.create'] as const
@@ -40,31 +38,36 @@ async function widget(c: HttpContext, config: RecorderConfig): Promise<Reply> {
  * Spends a recorder code for upload links into its user's root directory. The code is spent
  * first, whatever follows: its user must still exist, be active and hold the recorder flags.
  */
-async function uploadLinks(c: HttpContext, files: FilesConfig): Promise<Reply> {
+async function uploadLinks(c: HttpContext, links: UploadLinks, credentials: CredentialsPort): Promise<Reply> {
   const code = c.param('code')
   const check = await consumeRecorderCode(c.em, code)
   if (!check.ok) throw REFUSALS[check.problem]()
-  const user = await c.services.ports.get('credentials').findByUsername(check.username)
+  const user = await credentials.findByUsername(check.username)
   if (!user || !user.isActive) throw new HttpError(401, 'The user of this recorder code cannot upload any more.')
   for (const flag of RECORDER_FLAGS) {
     if (!c.authz.hasProfileFlag(user, flag)) {
       throw forbidden(`The user of this recorder code no longer holds the "${flag}" permission of their profile.`)
     }
   }
-  const token = uploadToken(c.services, files, user.username, null)
+  const token = links.token(user.username, null)
   const href = c.links.url('extension', 'widget', 'recorder', code, 'upload_links')
-  return reply.xml(200, uploadLinksXml(href, uploadBase(c.services, files), token), NO_STORE)
+  return reply.xml(200, uploadLinksXml(href, links.base, token), NO_STORE)
 }
 
 /**
  * `GET /extension/widget/recorder` (the spec's extension widget) and
  * `POST /extension/widget/recorder/<code>/upload_links` (spends a code).
  */
-export function widgetRoutes(r: Router, config: RecorderConfig, files: FilesConfig): void {
+export function widgetRoutes(
+  r: Router,
+  config: RecorderConfig,
+  links: UploadLinks,
+  credentials: CredentialsPort,
+): void {
   r.get('/extension/widget/recorder', (c) => widget(c, config), {
     permission: 'profile video_recorder.use and file.create',
   })
-  r.post('/extension/widget/recorder/:code/upload_links', (c) => uploadLinks(c, files), {
+  r.post('/extension/widget/recorder/:code/upload_links', (c) => uploadLinks(c, links, credentials), {
     public: true,
     permission: 'public: the recorder code itself is the credential (single use)',
   })

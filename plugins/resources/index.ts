@@ -1,8 +1,10 @@
 import { definePlugin } from '../../src/kernel/index.js'
+import { CHANNEL_OFFERS } from '../channels/index.js'
 import '../metadata/index.js'
 import { STREAM_KIND, streamQueries } from '../streams/index.js'
 import init from './migrations/20261209-resources-init.js'
 import { resourceMediaRoutes } from './resource-media.routes.js'
+import { RESOURCE_DETAILS, ResourceDescriber } from './resource.details.js'
 import { ResourceEntity } from './resource.entity.js'
 import './resource.events.js'
 import { RESOURCE_KIND } from './resource.lookup.js'
@@ -13,7 +15,13 @@ import { RESOURCES_SETTINGS, resourcesConfigSchema } from './resources.config.js
 
 export { type Resource, ResourceEntity } from './resource.entity.js'
 export type { ResourceExtras } from './resource.events.js'
-export { type ResourceDetails, describeResources, effectiveMetadata } from './resource.details.js'
+export {
+  RESOURCE_DETAILS,
+  type DescribeOptions,
+  type ResourceDescriber,
+  type ResourceDetails,
+  effectiveMetadata,
+} from './resource.details.js'
 export { RESOURCE_KIND, isPublic, resourceFromPath, resourceRef } from './resource.lookup.js'
 export {
   RESOURCE_COLUMNS,
@@ -57,14 +65,17 @@ export default definePlugin({
         )
       },
     })
+    const offers = ctx.use(CHANNEL_OFFERS)
+    const details = new ResourceDescriber(offers, ctx.emit, ctx.tokens)
+    ctx.expose(RESOURCE_DETAILS, details)
     ctx.routes((r) => {
-      resourceRoutes(r, ctx.config)
-      resourceMediaRoutes(r, ctx.config)
+      resourceRoutes(r, ctx.config, ctx.emit, details)
+      resourceMediaRoutes(r, ctx.config, ctx.port('storage'), offers)
     })
     const deleteWhere = async (em: Parameters<typeof deleteResourcesIn>[1], where: object) => {
       const rows = await em.find(ResourceEntity, where, { fields: ['id'] })
       await deleteResourcesIn(
-        ctx.services,
+        ctx.emit,
         em,
         rows.map((row) => row.id),
       )

@@ -1,5 +1,5 @@
-import { type HttpContext, HttpError, type Router, notFound } from '../../src/kernel/index.js'
-import { channelOffer, channelQueries } from '../channels/index.js'
+import { type HttpContext, HttpError, type Router, type StoragePort, notFound } from '../../src/kernel/index.js'
+import { type ChannelOffers, channelQueries } from '../channels/index.js'
 import { CACHE, mountMediaRoutes, renditionQueries, serveStored } from '../encoding/index.js'
 import { type FileView, fileQueries } from '../files/index.js'
 import { subtitleQueries } from '../subtitles/index.js'
@@ -22,13 +22,11 @@ export const PUBLIC_MEDIA_PERMISSION = `anyone, once the resource is published (
  * exist, so nothing is learnt without credentials.
  */
 async function publicResource(c: HttpContext, config: ResourcesConfig): Promise<ResourceView> {
-  const resource = config.public_assets
-    ? await resourceQueries.bySlug(c.services.reader, c.param('resource'))
-    : undefined
+  const resource = config.public_assets ? await resourceQueries.bySlug(c.reader, c.param('resource')) : undefined
   if (
     resource &&
     (await isPublic(c, resource)) &&
-    (await channelQueries.onlineTypes(c.services.reader, resource.mediaId)).length > 0
+    (await channelQueries.onlineTypes(c.reader, resource.mediaId)).length > 0
   ) {
     return resource
   }
@@ -44,7 +42,7 @@ async function mediaResource(c: HttpContext, config: ResourcesConfig): Promise<R
   if (!c.token) return resourceFromPath(c, 'resource.view')
   const slug = c.param('resource')
   const id = requireResourceGrant(c, slug)
-  const resource = await resourceQueries.byId(c.services.reader, id)
+  const resource = await resourceQueries.byId(c.reader, id)
   if (!resource || resource.slug !== slug) throw notFound(`No resource "${slug}".`)
   return resource
 }
@@ -55,7 +53,7 @@ async function publication(
   config: ResourcesConfig,
 ): Promise<{ resource: ResourceView; file: FileView }> {
   const resource = await mediaResource(c, config)
-  const file = await fileQueries.fileById(c.services.reader, resource.fileId)
+  const file = await fileQueries.fileById(c.reader, resource.fileId)
   if (!file) throw notFound(`No resource "${resource.slug}".`)
   return { resource, file }
 }
@@ -65,10 +63,15 @@ async function publication(
  * an api channel). The original is what the owner uploaded, at full size: a player's token
  * (the web channel's links) must not open it.
  */
-async function offersSource(c: HttpContext, resource: ResourceView, file: FileView): Promise<boolean> {
+async function offersSource(
+  offers: ChannelOffers,
+  c: HttpContext,
+  resource: ResourceView,
+  file: FileView,
+): Promise<boolean> {
   const [offer, renditions] = await Promise.all([
-    channelOffer(c.services, resource.mediaId),
-    renditionQueries.ofFile(c.services.reader, file.id),
+    offers.of(c.reader, resource.mediaId),
+    renditionQueries.ofFile(c.reader, file.id),
   ])
   return offer.flavors(file, renditions).some((choice) => choice.source === 'original')
 }
@@ -83,9 +86,14 @@ function attachment(name: string): string {
  * The media of a resource, under its own address (the URL shapes of the real answers):
  * thumbnail, snapshots, flavors, HLS, subtitles as WebVTT, and the uploaded original.
  */
-export function resourceMediaRoutes(r: Router, config: ResourcesConfig): void {
+export function resourceMediaRoutes(
+  r: Router,
+  config: ResourcesConfig,
+  storage: StoragePort,
+  offers: ChannelOffers,
+): void {
   const publishedFile = async (c: HttpContext): Promise<FileView> => (await publication(c, config)).file
-  mountMediaRoutes(r, {
+  mountMediaRoutes(r, storage, {
     prefix: '/resource/:resource',
     resolve: publishedFile,
     permission: PUBLIC_MEDIA_PERMISSION,
@@ -97,10 +105,10 @@ export function resourceMediaRoutes(r: Router, config: ResourcesConfig): void {
     '/resource/:resource/subtitles/:subtitle',
     async (c) => {
       const file = await publishedFile(c)
-      const subtitle = await subtitleQueries.one(c.services.reader, file.id, c.param('subtitle'))
+      const subtitle = await subtitleQueries.one(c.reader, file.id, c.param('subtitle'))
       if (!subtitle) throw notFound(`No subtitle "${c.param('subtitle')}".`)
       // WebVTT whatever was sent (SRT is converted): players read WebVTT.
-      return serveStored(c, subtitle.vttKey, 'text/vtt; charset=utf-8', CACHE.media)
+      return serveStored(storage, c, subtitle.vttKey, 'text/vtt; charset=utf-8', CACHE.media)
     },
     {
       permission: PUBLIC_MEDIA_PERMISSION,
@@ -114,12 +122,12 @@ export function resourceMediaRoutes(r: Router, config: ResourcesConfig): void {
     '/resource/:resource/source',
     async (c) => {
       const { resource, file } = await publication(c, config)
-      if (!(await offersSource(c, resource, file))) {
+      if (!(await offersSource(offers, c, resource, file))) {
         throw notFound(
           `Resource "${resource.slug}" offers no source: no online channel of its media (an api channel) offers it.`,
         )
       }
-      const answer = await serveStored(c, file.storageKey, file.mimeType, CACHE.media)
+      const answer = await serveStored(storage, c, file.storageKey, file.mimeType, CACHE.media)
       return { ...answer, headers: { ...answer.headers, 'Content-Disposition': attachment(file.name) } }
     },
     // The uploaded original is never a public asset: Digest or a token.

@@ -1,4 +1,4 @@
-import { type HttpContext, forbidden, signToken } from '../../src/kernel/index.js'
+import { type HttpContext, forbidden, type Tokens } from '../../src/kernel/index.js'
 
 /** The purpose of resource media tokens: a token made for anything else (a file, an upload) opens nothing here. */
 export const RESOURCE_TOKEN_PURPOSE = 'media.resource'
@@ -17,18 +17,13 @@ const HOUR_MS = 3600_000
  * hour is the same URL, so players and browsers cache what they fetched with it.
  */
 export function resourceToken(
-  secret: string,
+  tokens: Tokens,
   resource: { id: number; slug: string },
   ttlSeconds: number,
   now = Date.now(),
 ): string {
   const expiresAt = new Date(Math.ceil((now + ttlSeconds * 1000) / HOUR_MS) * HOUR_MS)
-  return signToken(
-    secret,
-    RESOURCE_TOKEN_PURPOSE,
-    { r: resource.id, s: resource.slug } satisfies ResourceGrant,
-    expiresAt,
-  )
+  return tokens.sign(RESOURCE_TOKEN_PURPOSE, { r: resource.id, s: resource.slug } satisfies ResourceGrant, expiresAt)
 }
 
 /**

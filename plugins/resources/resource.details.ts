@@ -1,5 +1,5 @@
-import type { HttpContext } from '../../src/kernel/index.js'
-import { channelOffer, type ChannelOffer, type FlavorChoice } from '../channels/index.js'
+import { type Emit, type HttpContext, type Tokens, serviceKey } from '../../src/kernel/index.js'
+import type { ChannelOffer, ChannelOffers, FlavorChoice } from '../channels/index.js'
 import { type RenditionView, renditionQueries } from '../encoding/index.js'
 import { type FileView, fileQueries } from '../files/index.js'
 import { type MetadataDefinitionView, type MetadataValue, metadataQueries } from '../metadata/index.js'
@@ -77,16 +77,49 @@ function perKey<K, V>(load: (key: K) => Promise<V>): (key: K) => Promise<V> {
   }
 }
 
+/** How a resource's details are made: with media tokens or not, and their lifetime. */
+export interface DescribeOptions {
+  withToken: boolean
+  tokenTtl: number
+}
+
+/**
+ * The details of resources for their answers (info and lists, the player, the portal, the
+ * feeds), exposed as `RESOURCE_DETAILS` to the plugins that show resources.
+ */
+export class ResourceDescriber {
+  constructor(
+    private readonly offers: ChannelOffers,
+    private readonly emit: Emit,
+    private readonly tokens: Tokens,
+  ) {}
+
+  /** See `describeResources`. */
+  describe(
+    c: HttpContext,
+    resources: readonly ResourceView[],
+    options: DescribeOptions,
+  ): Promise<Map<number, ResourceDetails>> {
+    return describeResources(this.offers, this.emit, this.tokens, c, resources, options)
+  }
+}
+
+/** The resources plugin's details of resources, for the plugins that depend on it. */
+export const RESOURCE_DETAILS = serviceKey<ResourceDescriber>('resources.details')
+
 /**
  * The details of resources for their answers (info and lists), with one query per kind of
  * data for the whole list: files, renditions, subtitles, definitions, channels, widgets.
  */
-export async function describeResources(
+async function describeResources(
+  offers: ChannelOffers,
+  emit: Emit,
+  tokens: Tokens,
   c: HttpContext,
   resources: readonly ResourceView[],
-  options: { withToken: boolean; tokenTtl: number },
+  options: DescribeOptions,
 ): Promise<Map<number, ResourceDetails>> {
-  const reader = c.services.reader
+  const reader = c.reader
   const fileIds = [...new Set(resources.map((r) => r.fileId))]
   const [files, renditions, subtitles] = await Promise.all([
     fileQueries.filesByIds(reader, fileIds),
@@ -94,14 +127,14 @@ export async function describeResources(
     subtitleQueries.ofFiles(reader, fileIds),
   ])
   const definitionsOf = perKey((platformId: number) => metadataQueries.ofPlatform(reader, platformId))
-  const offerOf = perKey((mediaId: number): Promise<ChannelOffer> => channelOffer(c.services, mediaId))
+  const offerOf = perKey((mediaId: number): Promise<ChannelOffer> => offers.of(reader, mediaId))
   const extras = new Map<number, ResourceExtras>(resources.map((r) => [r.id, { widgets: [] }]))
-  if (resources.length) await c.services.events.emit('resource.describe', { reader, resources, extras })
+  if (resources.length) await emit('resource.describe', { reader, resources, extras })
 
   const details = new Map<number, ResourceDetails>()
   for (const resource of resources) {
     const file = files.get(resource.fileId) as FileView
-    const token = options.withToken ? resourceToken(c.services.secret, resource, options.tokenTtl) : undefined
+    const token = options.withToken ? resourceToken(tokens, resource, options.tokenTtl) : undefined
     const urls = new ResourceUrls(c, resource, token)
     const ofFile = renditions.get(resource.fileId) ?? []
     const offer = await offerOf(resource.mediaId)

@@ -10,7 +10,7 @@ export const resourceRef = (resource: { id: number }) => ({ kind: RESOURCE_KIND,
 
 /** Whether a resource is public: visible itself, in streams that are all visible. */
 export async function isPublic(c: HttpContext, resource: ResourceView): Promise<boolean> {
-  return resource.visibility === 'visible' && !(await streamQueries.isHidden(c.services.reader, resource.streamId))
+  return resource.visibility === 'visible' && !(await streamQueries.isHidden(c.reader, resource.streamId))
 }
 
 /**
@@ -20,7 +20,7 @@ export async function isPublic(c: HttpContext, resource: ResourceView): Promise<
  */
 export async function resourceFromPath(c: HttpContext, flag: string, param = 'resource'): Promise<ResourceView> {
   const slug = c.param(param)
-  const resource = await resourceQueries.bySlug(c.services.reader, slug)
+  const resource = await resourceQueries.bySlug(c.reader, slug)
   if (!resource) throw notFound(`No resource "${slug}".`)
   const hidden = !(await isPublic(c, resource))
   await c.authz.require(c.principal, flag, resourceRef(resource), { name: slug, kind: RESOURCE_KIND, hidden })

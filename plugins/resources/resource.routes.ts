@@ -1,9 +1,9 @@
-import { type HttpContext, type Router, reply } from '../../src/kernel/index.js'
+import { type Emit, type HttpContext, reply, type Router } from '../../src/kernel/index.js'
 import { fileQueries, wantsToken } from '../files/index.js'
 import { objectAccessesHandler, objectAccessesPermission } from '../identity/index.js'
 import { metadataQueries } from '../metadata/index.js'
 import { streamFromPath, streamQueries, streamRef } from '../streams/index.js'
-import { describeResources } from './resource.details.js'
+import type { ResourceDescriber } from './resource.details.js'
 import { readResourceFields } from './resource.fields.js'
 import { RESOURCE_KIND, resourceFromPath } from './resource.lookup.js'
 import { type ResourceView, resourceQueries } from './resource.queries.js'
@@ -18,13 +18,13 @@ import { resourceInfoXml, resourceListXml } from './resource.xml.js'
 import type { ResourcesConfig } from './resources.config.js'
 
 /** Resources of a stream: list, publish; one resource: info, partial update, delete. */
-export function resourceRoutes(r: Router, config: ResourcesConfig): void {
+export function resourceRoutes(r: Router, config: ResourcesConfig, emit: Emit, describer: ResourceDescriber): void {
   const describe = (c: HttpContext, items: readonly ResourceView[]) =>
-    describeResources(c, items, { withToken: wantsToken(c), tokenTtl: config.token_ttl })
+    describer.describe(c, items, { withToken: wantsToken(c), tokenTtl: config.token_ttl })
 
   /** The info answer of a resource, read again by id unless the caller has it as committed (info). */
   const info = async (c: HttpContext, which: number | ResourceView, status: number) => {
-    const resource = typeof which === 'number' ? (await resourceQueries.byId(c.services.reader, which))! : which
+    const resource = typeof which === 'number' ? (await resourceQueries.byId(c.reader, which))! : which
     const details = await describe(c, [resource])
     return reply.xml(status, resourceInfoXml(c.links, resource, details.get(resource.id)!))
   }
@@ -34,7 +34,7 @@ export function resourceRoutes(r: Router, config: ResourcesConfig): void {
     async (c) => {
       const stream = await streamFromPath(c, 'stream.view')
       const ref = streamRef(stream)
-      const reader = c.services.reader
+      const reader = c.reader
       const withHidden = await c.authz.can(c.principal, 'resource.view_protected', ref)
       // Inside a hidden or draft stream no resource is public: without resource.view_protected, info
       // answers 404 for each (resourceFromPath), so the list shows none of them either.
@@ -63,7 +63,7 @@ export function resourceRoutes(r: Router, config: ResourcesConfig): void {
       const input = readResourceFields(fields, form)
       const file = input.file ? await publishableFile(c, fields, input.file, stream.platformId) : undefined
       // The file's platform names the values, as for the file's own (they differ only for installation administrators).
-      const definitions = file ? await metadataQueries.ofPlatform(c.services.reader, file.platformId) : []
+      const definitions = file ? await metadataQueries.ofPlatform(c.reader, file.platformId) : []
       const metadata = file ? resourceMetadata(fields, definitions, input.metadata, file.type) : {}
       fields.done()
       const id = await createResource(
@@ -93,8 +93,8 @@ export function resourceRoutes(r: Router, config: ResourcesConfig): void {
       const fields = c.fields(form, 'update')
       const changes = readResourceFields(fields, form)
       const file = changes.file ? await publishableFile(c, fields, changes.file, resource.platformId) : undefined
-      const current = file ?? (await fileQueries.fileById(c.services.reader, resource.fileId))!
-      const definitions = await metadataQueries.ofPlatform(c.services.reader, resource.platformId)
+      const current = file ?? (await fileQueries.fileById(c.reader, resource.fileId))!
+      const definitions = await metadataQueries.ofPlatform(c.reader, resource.platformId)
       const type = current.type
       const metadata = resourceMetadata(fields, definitions, changes.metadata, type)
       fields.done()
@@ -111,7 +111,7 @@ export function resourceRoutes(r: Router, config: ResourcesConfig): void {
     '/resource/:resource',
     async (c) => {
       const resource = await resourceFromPath(c, 'resource.delete')
-      await deleteResource(c.services, c.em, resource.id)
+      await deleteResource(emit, c.em, resource.id)
       return reply.noContent()
     },
     { permission: 'resource.delete on the resource (seen as for info)' },

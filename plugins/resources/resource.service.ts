@@ -2,7 +2,7 @@ import {
   type EntityManager,
   type FieldReader,
   type HttpContext,
-  type KernelServices,
+  type Emit,
   forbidden,
   freeSlug,
   isInstanceAdmin,
@@ -30,7 +30,7 @@ export async function publishableFile(
   slug: string,
   platformId: number,
 ): Promise<FileView | undefined> {
-  const file = await fileQueries.fileBySlug(c.services.reader, slug)
+  const file = await fileQueries.fileBySlug(c.reader, slug)
   if (!file || file.userId !== c.principal.id) {
     fields.fail('file', `you have no file "${slug}" (only your own files can be published)`)
     return undefined
@@ -142,16 +142,16 @@ export function updateResource(
 }
 
 /** Deletes resources and what they hold (widgets, the accesses on them) inside `tx`. */
-export async function deleteResourcesIn(services: KernelServices, tx: EntityManager, ids: number[]): Promise<void> {
+export async function deleteResourcesIn(emit: Emit, tx: EntityManager, ids: number[]): Promise<void> {
   if (ids.length === 0) return
-  await services.events.emit('resource.deleting', { em: tx, ids })
-  await services.events.emit('authz.objects-deleted', { em: tx, kind: RESOURCE_KIND, ids })
+  await emit('resource.deleting', { em: tx, ids })
+  await emit('authz.objects-deleted', { em: tx, kind: RESOURCE_KIND, ids })
   await tx.nativeDelete(ResourceEntity, { id: { $in: ids } })
 }
 
 /** Deletes one resource, in one transaction. */
-export function deleteResource(services: KernelServices, em: EntityManager, id: number): Promise<void> {
-  return transaction(em, (tx) => deleteResourcesIn(services, tx, [id]))
+export function deleteResource(emit: Emit, em: EntityManager, id: number): Promise<void> {
+  return transaction(em, (tx) => deleteResourcesIn(emit, tx, [id]))
 }
 
 /** Counts one playback session of a resource (the player calls it once per session). */

@@ -20,6 +20,7 @@ const configSchema = z
  */
 export default definePlugin({
   name: 'state-redis',
+  provides: ['nonceCounter', 'locks'],
   config: configSchema,
   register(ctx) {
     const url = ctx.config.url || ctx.kernelConfig.redis_url

@@ -25,6 +25,7 @@ const configSchema = z
  */
 export default definePlugin({
   name: 'storage-fs',
+  provides: ['storage', 'resumableUploads'],
   config: configSchema,
   async register(ctx) {
     const storage = new FsStorage(resolve(ctx.kernelConfig.data_dir, ctx.config.root || 'storage'))

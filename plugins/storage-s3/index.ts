@@ -17,6 +17,7 @@ export { S3Storage, type S3StorageOptions } from './s3-storage.js'
  */
 export default definePlugin({
   name: 'storage-s3',
+  provides: ['storage', 'resumableUploads'],
   config: s3ConfigSchema,
   register(ctx) {
     const config = ctx.config

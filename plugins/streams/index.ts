@@ -37,11 +37,11 @@ export default definePlugin({
       slugOf: async (reader, id) => (await streamQueries.byId(reader, id))?.slug ?? null,
       hidden: (reader, id) => streamQueries.isHidden(reader, id),
     })
-    ctx.routes(streamRoutes)
+    ctx.routes((r) => streamRoutes(r, ctx.emit))
     ctx.on('media.deleting', async ({ em, ids }) => {
       const streams = await em.find(StreamEntity, { media: { $in: ids }, parent: null }, { fields: ['id'] })
       await deleteStreamsIn(
-        ctx.services,
+        ctx.emit,
         em,
         streams.map((stream) => stream.id),
       )

@@ -19,7 +19,7 @@ export async function streamFromPath(
   options: { param?: string; within?: boolean } = {},
 ): Promise<StreamView> {
   const slug = c.param(options.param ?? 'stream')
-  const stream = await streamQueries.bySlug(c.services.reader, slug)
+  const stream = await streamQueries.bySlug(c.reader, slug)
   if (!stream) throw notFound(`No stream "${slug}".`)
   await requireOnStream(c, stream, flag, options.within ?? false, slug)
   return stream
@@ -33,7 +33,7 @@ export async function requireOnStream(
   within: boolean,
   name = stream.slug,
 ): Promise<void> {
-  const hidden = await streamQueries.isHidden(c.services.reader, stream.id)
+  const hidden = await streamQueries.isHidden(c.reader, stream.id)
   const describe = { name, kind: STREAM_KIND, hidden }
   if (within) await c.authz.requireWithin(c.principal, flag, streamRef(stream), describe)
   else await c.authz.require(c.principal, flag, streamRef(stream), describe)
@@ -44,5 +44,5 @@ export async function seesStream(c: HttpContext, stream: StreamView): Promise<bo
   const flags = await c.authz.flagsOn(c.principal, streamRef(stream))
   if (flags === 'all') return true
   if (!flags.has(`${STREAM_KIND}.view`)) return false
-  return flags.has(`${STREAM_KIND}.view_protected`) || !(await streamQueries.isHidden(c.services.reader, stream.id))
+  return flags.has(`${STREAM_KIND}.view_protected`) || !(await streamQueries.isHidden(c.reader, stream.id))
 }

@@ -1,4 +1,4 @@
-import { type HttpContext, type Router, forbidden, invalid, reply } from '../../src/kernel/index.js'
+import { type Emit, forbidden, type HttpContext, invalid, reply, type Router } from '../../src/kernel/index.js'
 import { objectAccessesHandler, objectAccessesPermission } from '../identity/index.js'
 import { type MediaView, mediaFromPath, mediaRef } from '../media/index.js'
 import { readStreamFields } from './stream.fields.js'
@@ -8,7 +8,7 @@ import { createStream, deleteStream, updateStream } from './stream.service.js'
 import { streamInfoXml, streamListXml } from './stream.xml.js'
 
 const info = async (c: HttpContext, id: number, status: number) =>
-  reply.xml(status, streamInfoXml(c.links, (await streamQueries.byId(c.services.reader, id))!))
+  reply.xml(status, streamInfoXml(c.links, (await streamQueries.byId(c.reader, id))!))
 
 /**
  * The stream a `parent_stream` field names: one the caller sees, in the same media, and,
@@ -16,14 +16,14 @@ const info = async (c: HttpContext, id: number, status: number) =>
  * a stream the caller may not see is reported like a missing one.
  */
 async function parentFor(c: HttpContext, media: MediaView, slug: string, moving?: StreamView): Promise<StreamView> {
-  const parent = await streamQueries.bySlug(c.services.reader, slug)
+  const parent = await streamQueries.bySlug(c.reader, slug)
   if (!parent || !(await seesStream(c, parent))) {
     throw invalid({ parent_stream: `there is no stream "${slug}"` })
   }
   if (parent.mediaId !== media.id) throw invalid({ parent_stream: 'is a stream of another media' })
   if (moving) {
     if (parent.id === moving.id) throw invalid({ parent_stream: 'is the stream itself: a stream cannot hold itself' })
-    const below = await streamQueries.subtree(c.services.reader, [moving.id])
+    const below = await streamQueries.subtree(c.reader, [moving.id])
     if (below.includes(parent.id)) {
       throw invalid({ parent_stream: 'is below this stream: moving it there would make a cycle' })
     }
@@ -32,7 +32,7 @@ async function parentFor(c: HttpContext, media: MediaView, slug: string, moving?
 }
 
 /** Streams of a media: list, create; one stream: info, partial update (201, as the spec shows), delete. */
-export function streamRoutes(r: Router): void {
+export function streamRoutes(r: Router, emit: Emit): void {
   r.get(
     '/media/:media/streams',
     async (c) => {
@@ -45,13 +45,9 @@ export function streamRoutes(r: Router): void {
         // view_protected granted on a stream shows the hidden streams at and below it, as their info does.
         protectedScope: withHidden
           ? undefined
-          : new Set(
-              await c.services.ports
-                .get('accessGrants')
-                .objectsWith(c.principal, STREAM_KIND, `${STREAM_KIND}.view_protected`),
-            ),
+          : await c.authz.grantedOn(c.principal, STREAM_KIND, `${STREAM_KIND}.view_protected`),
       }
-      const reader = c.services.reader
+      const reader = c.reader
       const items = await c.list(await streamQueries.count(reader, media.id, filter), (page) =>
         streamQueries.page(reader, media.id, filter, page.offset, page.limit),
       )
@@ -117,7 +113,7 @@ export function streamRoutes(r: Router): void {
     '/stream/:stream',
     async (c) => {
       const stream = await streamFromPath(c, 'stream.delete')
-      await deleteStream(c.services, c.em, stream)
+      await deleteStream(emit, c.em, stream)
       return reply.noContent()
     },
     { permission: 'stream.delete on the stream (seen as for info); deletes its sub-streams and resources' },

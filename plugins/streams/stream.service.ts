@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core'
 import {
   type EntityManager,
-  type KernelServices,
+  type Emit,
   freeSlug,
   invalid,
   notFound,
@@ -102,11 +102,11 @@ export function updateStream(
  * Deletes streams and everything below them (sub-streams, resources, the accesses on all of
  * them) inside `tx`. `ids` need not include the sub-streams: they are found here.
  */
-export async function deleteStreamsIn(services: KernelServices, tx: EntityManager, ids: number[]): Promise<void> {
+export async function deleteStreamsIn(emit: Emit, tx: EntityManager, ids: number[]): Promise<void> {
   const all = await subtreeIn(tx, ids)
   if (all.length === 0) return
-  await services.events.emit('stream.deleting', { em: tx, ids: all })
-  await services.events.emit('authz.objects-deleted', { em: tx, kind: STREAM_KIND, ids: all })
+  await emit('stream.deleting', { em: tx, ids: all })
+  await emit('authz.objects-deleted', { em: tx, kind: STREAM_KIND, ids: all })
   // Children first would be needed without the cascading key; one statement deletes the lot.
   await tx.nativeDelete(StreamEntity, { id: { $in: all } })
 }
@@ -127,13 +127,9 @@ async function subtreeIn(tx: EntityManager, ids: number[]): Promise<number[]> {
  * Deletes a stream and everything below it, in one transaction, under the media's lock: a
  * sub-stream created or moved in meanwhile is deleted with the others (and its accesses).
  */
-export function deleteStream(
-  services: KernelServices,
-  em: EntityManager,
-  target: { id: number; mediaId: number },
-): Promise<void> {
+export function deleteStream(emit: Emit, em: EntityManager, target: { id: number; mediaId: number }): Promise<void> {
   return transaction(em, async (tx) => {
     await lockMedia(tx, target.mediaId)
-    await deleteStreamsIn(services, tx, [target.id])
+    await deleteStreamsIn(emit, tx, [target.id])
   })
 }

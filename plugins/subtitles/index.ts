@@ -21,7 +21,8 @@ export default definePlugin({
   entities: [SubtitleEntity],
   migrations: [init],
   register(ctx) {
-    ctx.routes(subtitleRoutes)
+    const storage = ctx.port('storage')
+    ctx.routes((r) => subtitleRoutes(r, storage, ctx.emit))
     // The foreign key cascades too; deleting explicitly keeps the outcome independent of it.
     ctx.on('file.deleted', async ({ em, files }) => {
       await em.nativeDelete(SubtitleEntity, { file: { $in: files.map((file) => file.id) } })

@@ -1,4 +1,13 @@
-import { type HttpContext, type Router, invalid, notFound, reply, tooLarge } from '../../src/kernel/index.js'
+import {
+  type Emit,
+  type HttpContext,
+  type Router,
+  type StoragePort,
+  invalid,
+  notFound,
+  reply,
+  tooLarge,
+} from '../../src/kernel/index.js'
 import { isLanguageCode } from '../../src/shared/iso-codes.js'
 import { CACHE, MEDIA_PERMISSION, MEDIA_TOKEN_PURPOSE, mediaFile, serveStored } from '../encoding/index.js'
 import { fileInfo, ownFile, requireFileFlag } from '../files/index.js'
@@ -43,12 +52,12 @@ async function subtitleOf(c: HttpContext, fileId: number): Promise<Subtitle> {
 }
 
 /** Subtitles of a file: add (SRT or WebVTT, checked by parsing), fetch as WebVTT, remove. */
-export function subtitleRoutes(r: Router): void {
+export function subtitleRoutes(r: Router, storage: StoragePort, emit: Emit): void {
   r.get(
     '/file/:file/subtitles/:subtitle',
     async (c) => {
       const subtitle = await subtitleOf(c, (await mediaFile(c)).id)
-      return serveStored(c, subtitle.vttKey, 'text/vtt; charset=utf-8', CACHE.media)
+      return serveStored(storage, c, subtitle.vttKey, 'text/vtt; charset=utf-8', CACHE.media)
     },
     { permission: MEDIA_PERMISSION, produces: 'text/vtt', tokenPurpose: MEDIA_TOKEN_PURPOSE },
   )
@@ -67,13 +76,13 @@ export function subtitleRoutes(r: Router): void {
       if (!bytes) errors.subtitle = 'send the subtitle file as the multipart file part "subtitle"'
       else if (parsed && !parsed.ok) errors.subtitle = `is neither valid SRT nor valid WebVTT: ${parsed.error}`
       if (Object.keys(errors).length || !parsed?.ok) throw invalid(errors)
-      await addSubtitle(c.services, c.em, file, {
+      await addSubtitle(storage, c.em, file, {
         language: (language as string).trim(),
         format: parsed.format,
         bytes: bytes!,
         cues: parsed.cues,
       })
-      return reply.xml(201, await fileInfo(c, file))
+      return reply.xml(201, await fileInfo(emit, c, file))
     },
     { permission: `${OWNER}; profile file.edit` },
   )
@@ -83,7 +92,7 @@ export function subtitleRoutes(r: Router): void {
     async (c) => {
       const file = await ownFile(c)
       requireFileFlag(c, 'file.edit')
-      await deleteSubtitle(c.services, c.em, await subtitleOf(c, file.id))
+      await deleteSubtitle(storage, c.log, c.em, await subtitleOf(c, file.id))
       return reply.noContent()
     },
     { permission: `${OWNER}; profile file.edit` },

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto'
 import { Readable } from 'node:stream'
-import { type EntityManager, type KernelServices, retryOnConflict, transaction } from '../../src/kernel/index.js'
+import {
+  type EntityManager,
+  type Logger,
+  retryOnConflict,
+  type StoragePort,
+  transaction,
+} from '../../src/kernel/index.js'
 import type { FileView } from '../files/index.js'
 import { type Subtitle, SubtitleEntity } from './subtitle.entity.js'
 import { type Cue, toWebVtt } from './subtitle.format.js'
@@ -24,7 +30,7 @@ export const subtitleId = (input: Pick<NewSubtitle, 'bytes' | 'language' | 'form
  * the same language added again changes nothing.
  */
 export async function addSubtitle(
-  services: KernelServices,
+  storage: StoragePort,
   em: EntityManager,
   file: FileView,
   input: NewSubtitle,
@@ -32,7 +38,6 @@ export async function addSubtitle(
   const publicId = subtitleId(input)
   const sourceKey = `${file.storagePrefix}subtitles/${publicId}`
   const vttKey = input.format === 'vtt' ? sourceKey : `${file.storagePrefix}subtitles/${publicId}.vtt`
-  const storage = services.ports.get('storage')
   await storage.write(sourceKey, Readable.from([input.bytes]))
   if (vttKey !== sourceKey) await storage.write(vttKey, Readable.from([Buffer.from(toWebVtt(input.cues))]))
   await retryOnConflict(() =>
@@ -53,12 +58,14 @@ export async function addSubtitle(
 }
 
 /** Deletes a subtitle (its row, then its bytes). */
-export async function deleteSubtitle(services: KernelServices, em: EntityManager, subtitle: Subtitle): Promise<void> {
+export async function deleteSubtitle(
+  storage: StoragePort,
+  log: Logger,
+  em: EntityManager,
+  subtitle: Subtitle,
+): Promise<void> {
   await em.nativeDelete(SubtitleEntity, { id: subtitle.id })
-  const storage = services.ports.get('storage')
   for (const key of new Set([subtitle.vttKey, subtitle.sourceKey])) {
-    await storage
-      .delete(key)
-      .catch((error: unknown) => services.log.warn({ err: error, key }, 'subtitle bytes not removed'))
+    await storage.delete(key).catch((error: unknown) => log.warn({ err: error, key }, 'subtitle bytes not removed'))
   }
 }

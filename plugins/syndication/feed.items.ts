@@ -1,7 +1,7 @@
 import type { HttpContext } from '../../src/kernel/index.js'
 import { type RenditionView, renditionQueries } from '../encoding/index.js'
-import { describeResources } from '../resources/index.js'
-import { channelOffer } from '../channels/index.js'
+import type { ResourceDescriber } from '../resources/index.js'
+import type { ChannelOffers } from '../channels/index.js'
 import type { FlavorChoice } from '../channels/index.js'
 import type { FeedEntry } from './feed.queries.js'
 import { syndicationChannelType } from '../channels/index.js'
@@ -80,19 +80,30 @@ function contentOf(choice: FlavorChoice, url: string, duration: number | null, d
  * media's online channels offer, but the uploaded original (`source`), which is for programs
  * reading the web service, not for the public.
  */
-export async function feedItems(c: HttpContext, mediaId: number, entries: readonly FeedEntry[]): Promise<FeedItem[]> {
+/** What the feeds read through the plugins they depend on, resolved while the plugin registers. */
+export interface FeedSources {
+  describer: ResourceDescriber
+  offers: ChannelOffers
+}
+
+export async function feedItems(
+  sources: FeedSources,
+  c: HttpContext,
+  mediaId: number,
+  entries: readonly FeedEntry[],
+): Promise<FeedItem[]> {
   if (!entries.length) return []
-  const reader = c.services.reader
+  const reader = c.reader
   const fileIds = [...new Set(entries.map((e) => e.resource.fileId))]
   const [details, renditions, thumbnails, offer] = await Promise.all([
-    describeResources(
+    sources.describer.describe(
       c,
       entries.map((e) => e.resource),
       { withToken: true, tokenTtl: FEED_TOKEN_TTL },
     ),
     renditionQueries.ofFiles(reader, fileIds),
     renditionQueries.thumbnails(reader, fileIds),
-    channelOffer(c.services, mediaId),
+    sources.offers.of(reader, mediaId),
   ])
   return entries.map(({ resource, fileType, date }) => {
     const detail = details.get(resource.id)!

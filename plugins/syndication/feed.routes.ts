@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { type HttpContext, type Reply, type Router, notFound, reply } from '../../src/kernel/index.js'
 import { type MediaView, mediaQueries } from '../media/index.js'
 import { channelQueries } from '../channels/index.js'
-import { feedItems } from './feed.items.js'
+import { type FeedSources, feedItems } from './feed.items.js'
 import { feedQueries } from './feed.queries.js'
 import { feedRss } from './feed.rss.js'
 import { FEED_CHANNEL_TYPE, FEED_FILE, feedUrl } from '../channels/index.js'
@@ -20,7 +20,7 @@ const HOUR_MS = 3600_000
 
 /** The media and its online syndication channel named by the path; one 404 for every other case. */
 async function feedMedia(c: HttpContext): Promise<MediaView> {
-  const reader = c.services.reader
+  const reader = c.reader
   const [mediaSlug, channelSlug] = [c.param('media'), c.param('channel')]
   const media = await mediaQueries.bySlug(reader, mediaSlug)
   const channel = media && (await channelQueries.bySlug(reader, media.id, channelSlug))
@@ -57,12 +57,12 @@ function feedReply(c: HttpContext, body: string, lastBuild: Date): Reply {
 }
 
 /** `GET /media/<media>/channel/<channel>/feed.rss`: the RSS feed of an online syndication channel. */
-export function feedRoutes(r: Router): void {
+export function feedRoutes(r: Router, sources: FeedSources): void {
   r.get(
     `/media/:media/channel/:channel/${FEED_FILE}`,
     async (c) => {
       const media = await feedMedia(c)
-      const entries = await feedQueries.entries(c.services.reader, media.id, FEED_LIMIT)
+      const entries = await feedQueries.entries(c.reader, media.id, FEED_LIMIT)
       // Built when its media tokens were (the hour), or later when an item changed since.
       const signedAt = Math.floor(Date.now() / HOUR_MS) * HOUR_MS
       const lastBuild = new Date(Math.max(signedAt, ...entries.map((e) => e.updatedAt.getTime())))
@@ -73,7 +73,7 @@ export function feedRoutes(r: Router): void {
         self: feedUrl(c.links, media.slug, c.param('channel')),
         lastBuild,
         ttlMinutes: FEED_MAX_AGE / 60,
-        items: await feedItems(c, media.id, entries),
+        items: await feedItems(sources, c, media.id, entries),
       })
       return feedReply(c, body, lastBuild)
     },

@@ -1,4 +1,6 @@
 import { definePlugin } from '../../src/kernel/index.js'
+import { CHANNEL_OFFERS } from '../channels/index.js'
+import { RESOURCE_DETAILS } from '../resources/index.js'
 import { feedRoutes } from './feed.routes.js'
 
 /**
@@ -10,6 +12,7 @@ export default definePlugin({
   name: 'syndication',
   dependsOn: ['media', 'encoding', 'channels', 'resources'],
   register(ctx) {
-    ctx.routes(feedRoutes)
+    const sources = { describer: ctx.use(RESOURCE_DETAILS), offers: ctx.use(CHANNEL_OFFERS) }
+    ctx.routes((r) => feedRoutes(r, sources))
   },
 })

@@ -9,7 +9,7 @@ import { type WidgetView, widgetQueries } from './widget.queries.js'
  */
 export async function widgetFromPath(c: HttpContext, resource: ResourceView): Promise<WidgetView> {
   const slug = c.param('widget')
-  const widget = await widgetQueries.bySlug(c.services.reader, slug)
+  const widget = await widgetQueries.bySlug(c.reader, slug)
   if (!widget || widget.resourceId !== resource.id) throw notFound(`No widget "${slug}".`)
   return widget
 }

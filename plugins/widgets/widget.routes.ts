@@ -13,7 +13,7 @@ const EDITS =
   'player_theme.use, a player_behavior profile player_behavior.use'
 
 async function info(c: HttpContext, id: number, status: number) {
-  const widget = await widgetQueries.byId(c.services.reader, id)
+  const widget = await widgetQueries.byId(c.reader, id)
   if (!widget) throw notFound('No such widget.')
   return reply.xml(status, widgetInfoXml(c.links, widget))
 }
@@ -28,7 +28,7 @@ async function readFields(
   requirePlayerFlags(c, form)
   const v: FieldReader = c.fields(form, mode)
   const input = readWidgetFields(v)
-  const ids = await resolvePlayers(c.services.reader, v, resource.platformId, input)
+  const ids = await resolvePlayers(c.reader, v, resource.platformId, input)
   v.done()
   return { ...input, ids }
 }
@@ -39,7 +39,7 @@ export function widgetRoutes(r: Router): void {
     '/resource/:resource/widgets',
     async (c) => {
       const resource = await resourceFromPath(c, 'resource.view')
-      const reader = c.services.reader
+      const reader = c.reader
       const items = await c.list(await widgetQueries.count(reader, resource.id), (page) =>
         widgetQueries.page(reader, resource.id, page.offset, page.limit),
       )
@@ -53,7 +53,7 @@ export function widgetRoutes(r: Router): void {
     async (c) => {
       const resource = await resourceFromPath(c, 'resource.edit')
       const input = await readFields(c, resource, 'create')
-      const id = await createWidget(c.services, c.em, resource, {
+      const id = await createWidget(c.reader, c.em, resource, {
         name: input.name!,
         size: input.size!,
         players: input.ids,
@@ -75,7 +75,7 @@ export function widgetRoutes(r: Router): void {
       const resource = await resourceFromPath(c, 'resource.edit')
       const widget = await widgetFromPath(c, resource)
       const input = await readFields(c, resource, 'update')
-      await updateWidget(c.services, c.em, resource, widget.id, {
+      await updateWidget(c.reader, c.em, resource, widget.id, {
         name: input.name,
         size: input.size,
         players: input.ids,

@@ -1,7 +1,7 @@
 import { ForeignKeyConstraintViolationException } from '@mikro-orm/core'
 import {
   type EntityManager,
-  type KernelServices,
+  type Reader,
   freeSlug,
   invalid,
   notFound,
@@ -28,16 +28,16 @@ export interface WidgetChanges {
  * Anything else that `error` might mean is thrown as it is.
  */
 async function explainMissingReference(
-  services: KernelServices,
+  reader: Reader,
   resource: ResourceView,
   players: PlayerIds,
   error: unknown,
 ): Promise<never> {
-  if (!(await resourceQueries.byId(services.reader, resource.id))) throw notFound(`No resource "${resource.slug}".`)
+  if (!(await resourceQueries.byId(reader, resource.id))) throw notFound(`No resource "${resource.slug}".`)
   const errors: Record<string, string> = {}
   for (const { field, label } of PLAYER_FIELDS) {
     const id = players[field]
-    if (id != null && !(await PLAYER_QUERIES[field].byId(services.reader, id))) {
+    if (id != null && !(await PLAYER_QUERIES[field].byId(reader, id))) {
       errors[field] = `the ${label} was deleted meanwhile`
     }
   }
@@ -45,7 +45,7 @@ async function explainMissingReference(
 }
 
 async function guarded<T>(
-  services: KernelServices,
+  reader: Reader,
   resource: ResourceView,
   players: PlayerIds,
   write: () => Promise<T>,
@@ -54,7 +54,7 @@ async function guarded<T>(
     return await write()
   } catch (error) {
     if (error instanceof ForeignKeyConstraintViolationException) {
-      return explainMissingReference(services, resource, players, error)
+      return explainMissingReference(reader, resource, players, error)
     }
     throw error
   }
@@ -62,12 +62,12 @@ async function guarded<T>(
 
 /** Creates a widget of a resource; its slug is the first free one for the name. Returns its id. */
 export function createWidget(
-  services: KernelServices,
+  reader: Reader,
   em: EntityManager,
   resource: ResourceView,
   input: Required<Pick<WidgetChanges, 'name' | 'size'>> & WidgetChanges,
 ): Promise<number> {
-  return guarded(services, resource, input.players, () =>
+  return guarded(reader, resource, input.players, () =>
     retryOnConflict(() =>
       transaction(em, async (tx) => {
         const widget = tx.create(WidgetEntity, {
@@ -89,13 +89,13 @@ export function createWidget(
 
 /** Applies a partial update: only what was sent changes; the slug never does. */
 export function updateWidget(
-  services: KernelServices,
+  reader: Reader,
   em: EntityManager,
   resource: ResourceView,
   id: number,
   changes: WidgetChanges,
 ): Promise<void> {
-  return guarded(services, resource, changes.players, () =>
+  return guarded(reader, resource, changes.players, () =>
     transaction(em, async (tx) => {
       const widget = await tx.findOne(WidgetEntity, { id })
       if (!widget) throw notFound('No such widget.')

@@ -102,7 +102,7 @@ export async function initInstance(options: InitOptions): Promise<InitResult> {
     if (!hasAdmin) {
       let platform: Platform | undefined = (await em.find(PlatformEntity, {}, { orderBy: { id: 'asc' }, limit: 1 }))[0]
       if (!platform) {
-        platform = await createPlatform(kernel.services, em, { name: options.platformName, maxUsers: 0, maxSpace: 0 })
+        platform = await createPlatform(kernel.emit, em, { name: options.platformName, maxUsers: 0, maxSpace: 0 })
         step(`created the platform "${platform.name}" (${platform.slug})`)
       }
       const created = await createUser(em, {

@@ -60,7 +60,7 @@ export async function createPlatformCommand(
 ): Promise<PlatformSummary> {
   const kernel = await bootMigratedKernel({ logger: createLogger('warn', 2), ...options })
   try {
-    const platform = await createPlatform(kernel.services, kernel.em(), options)
+    const platform = await createPlatform(kernel.emit, kernel.em(), options)
     return summary(platform, kernel.services.links.url('platform', platform.slug))
   } finally {
     await kernel.close()

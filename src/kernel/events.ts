@@ -26,6 +26,8 @@ export interface KernelEvents {
 
 export type EventName = keyof KernelEvents & string
 export type EventHandler<E extends EventName> = (payload: KernelEvents[E]) => Promise<void> | void
+/** Emits an event and waits for every handler (`ctx.emit`): what a plugin's services take to announce a change. */
+export type Emit = <E extends EventName>(event: E, payload: KernelEvents[E]) => Promise<void>
 
 interface Subscription {
   owner: string

@@ -19,7 +19,7 @@ export { afterCommit, transaction } from './db/transaction.js'
 export { jsonColumn, type Reader, type Row } from './db/reader.js'
 export { createDatabase, missingDatabaseMessage } from './db/postgres-database.js'
 export { databaseTarget, redactUrl, type Dialect, type EntityManager, type Orm } from './db/orm.js'
-export type { EventHandler, EventName, KernelEvents } from './events.js'
+export type { Emit, EventHandler, EventName, KernelEvents } from './events.js'
 export { API_VERSION } from './http/app.js'
 export {
   IMMUTABLE_CACHE,
@@ -90,7 +90,6 @@ export {
   isStorageKey,
 } from './ports/storage.checks.js'
 export { ByteCounter } from './ports/storage.limit.js'
-export type { KernelServices } from './services.js'
 export { serviceKey, type ServiceKey } from './plugin-services.js'
 export { PollLoop } from './jobs/poll-loop.js'
 export type { AcquireOptions, LockLease, LocksPort } from './ports/locks.port.js'
@@ -124,7 +123,7 @@ export type {
   ProbedStream,
   RenditionOutput,
 } from './ports/encoder.port.js'
-export { signToken, verifyToken, type TokenCheck, type TokenProblem } from './signed-token.js'
+export { signToken, tokensWith, verifyToken, type TokenCheck, type TokenProblem, type Tokens } from './signed-token.js'
 export { INSTANCE_ADMIN_FLAG, hasFlag, isInstanceAdmin, requireFlag } from './authz/flags.js'
 export { Authz, PLATFORM_ADMIN_FLAG, type Describe } from './authz/authz.service.js'
 export type { ObjectKind, ObjectRef } from './authz/object-kinds.js'

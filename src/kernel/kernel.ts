@@ -7,7 +7,7 @@ import { Migrator, type OwnedMigration } from './db/migrator.js'
 import { type EntityManager, type Orm, databaseTarget, knexOf, openOrm } from './db/orm.js'
 import { openReader } from './db/reader.js'
 import { transaction } from './db/transaction.js'
-import { EventBus } from './events.js'
+import { type Emit, EventBus } from './events.js'
 import { createHttpServer, createRequestListener } from './http/app.js'
 import { DigestAuth } from './http/digest.js'
 import { LinkBuilder } from './http/links.js'
@@ -26,10 +26,11 @@ import { MetricsRegistry } from './metrics/metrics-registry.js'
 import { listenMetrics } from './metrics/metrics-server.js'
 import { type Logger, createLogger } from './log.js'
 import { type PluginCatalog, type PluginContext, type PluginDefinition, type Seeder } from './plugin.js'
-import { PluginServices } from './plugin-services.js'
+import { PluginServices, type ServiceKey } from './plugin-services.js'
 import { PortRegistry } from './ports.js'
 import type { NonceCounterPort } from './ports/nonce-counter.port.js'
 import type { KernelServices } from './services.js'
+import { type Tokens, tokensWith } from './signed-token.js'
 
 export interface BootOptions {
   /** The validated configuration (see loadConfig). */
@@ -83,6 +84,8 @@ export class Kernel {
   /** Whether `startJobs` started the jobs module in this process. */
   private jobsStarted = false
   private closed: Promise<void> | undefined
+  /** Signs and checks with the server secret, for plugins (`ctx.tokens`). */
+  private readonly tokens: Tokens
 
   private constructor(
     readonly services: KernelServices,
@@ -90,6 +93,7 @@ export class Kernel {
     readonly migrator: Migrator,
   ) {
     const { config, ports } = services
+    this.tokens = tokensWith(services.secret)
     this.jobs = new Jobs(
       knexOf(services.orm),
       databaseTarget(config).dialect,
@@ -110,6 +114,9 @@ export class Kernel {
     probeRoutes(this.routes.forPlugin('kernel'), this.readiness, () => this.closing)
   }
 
+  /** Emits an event to the plugins' handlers (work outside a request: CLI operations, tests). */
+  readonly emit: Emit = (event, payload) => this.services.events.emit(event, payload)
+
   get config(): Config {
     return this.services.config
   }
@@ -120,6 +127,11 @@ export class Kernel {
 
   get orm(): Orm {
     return this.services.orm
+  }
+
+  /** What a plugin exposed under `key` (`ctx.expose`), for the CLI and tests, which see every plugin. */
+  exposed<T>(key: ServiceKey<T>): T {
+    return this.pluginServices.exposed(key)
   }
 
   /** A fresh EntityManager for work outside requests. */
@@ -186,15 +198,20 @@ export class Kernel {
       log: services.log.child({ plugin: name }),
       config,
       kernelConfig: services.config,
-      get links() {
-        return services.links
-      },
-      services,
+      links: services.links,
+      reader: services.reader,
+      tokens: this.tokens,
       authz: services.authz,
       metrics: this.metricsRegistry.forPlugin(name),
       routes: (declare) => declare(this.routes.forPlugin(name)),
-      provide: (port, impl) => services.ports.provide(name, port, impl),
+      provide: (port, impl) => {
+        if (!(plugin.provides ?? []).includes(port)) {
+          throw new Error(`plugin "${name}" provides the "${port}" port: declare it in its provides`)
+        }
+        services.ports.provide(name, port, impl)
+      },
       port: (port) => services.ports.get(port),
+      hasPort: (port) => services.ports.has(port),
       expose: (key, service) => this.pluginServices.expose(name, key, service),
       use: (key) => this.pluginServices.use(plugin, key),
       job: (type, handler, options) => this.jobTypes.declare(name, type, handler, options),
@@ -322,8 +339,7 @@ export class Kernel {
       host: 'http.host (MEDIACTL_HOST, serve --host)',
     })
     const url = `http://${displayHost(host)}:${address.port}`
-    // Without a configured public URL, links follow the address actually bound (port 0 included).
-    if (!this.config.base_url) this.services.links = new LinkBuilder(url)
+    if (!this.config.base_url) this.services.links.rebase(url)
     for (const { start } of this.starters) await start()
     return { server, url }
   }

@@ -24,7 +24,7 @@ const ownerOf = (key: ServiceKey<unknown>): string => KEY_NAME.exec(key.name)![1
 
 /** The services plugins exposed, by key name. */
 export class PluginServices {
-  private readonly exposed = new Map<string, unknown>()
+  private readonly exposed_ = new Map<string, unknown>()
 
   /** `owner` offers `value` under `key`; a plugin exposes only keys named after it, each once. */
   expose<T>(owner: string, key: ServiceKey<T>, value: T): void {
@@ -33,8 +33,14 @@ export class PluginServices {
         `plugin "${owner}" cannot expose "${key.name}": a plugin exposes only keys named "${owner}.<name>"`,
       )
     }
-    if (this.exposed.has(key.name)) throw new Error(`plugin "${owner}" exposes "${key.name}" twice`)
-    this.exposed.set(key.name, value)
+    if (this.exposed_.has(key.name)) throw new Error(`plugin "${owner}" exposes "${key.name}" twice`)
+    this.exposed_.set(key.name, value)
+  }
+
+  /** What `key` names, whoever asks (the kernel's own callers); throws when nothing is exposed under it. */
+  exposed<T>(key: ServiceKey<T>): T {
+    if (!this.exposed_.has(key.name)) throw new Error(`no enabled plugin exposes "${key.name}"`)
+    return this.exposed_.get(key.name) as T
   }
 
   /**
@@ -46,9 +52,9 @@ export class PluginServices {
     if (!(user.dependsOn ?? []).includes(owner)) {
       throw new Error(`plugin "${user.name}" uses "${key.name}": declare "${owner}" in its dependsOn`)
     }
-    if (!this.exposed.has(key.name)) {
+    if (!this.exposed_.has(key.name)) {
       throw new Error(`plugin "${user.name}" uses "${key.name}", which plugin "${owner}" does not expose`)
     }
-    return this.exposed.get(key.name) as T
+    return this.exposed_.get(key.name) as T
   }
 }

@@ -10,11 +10,12 @@ import type { LinkBuilder } from './http/links.js'
 import type { Router } from './http/router.js'
 import type { Logger } from './log.js'
 import type { KernelPorts, PortName } from './ports.js'
+import type { Reader } from './db/reader.js'
+import type { Tokens } from './signed-token.js'
 import type { EnqueueOptions, JobHandler, JobRecord, JobTypeOptions } from './jobs/job.types.js'
 import type { Reconciler } from './jobs/jobs.js'
 import type { PluginMetrics } from './metrics/metrics-registry.js'
 import type { ServiceKey } from './plugin-services.js'
-import type { KernelServices } from './services.js'
 
 /** A seeding step: creates default rows when missing. Must be idempotent. */
 export type Seeder = (em: EntityManager) => Promise<void>
@@ -29,7 +30,7 @@ export interface PluginContext<C = unknown> {
   readonly config: C
   /** The whole validated configuration (read-only use). */
   readonly kernelConfig: Config
-  /** Absolute URLs from the public base URL. */
+  /** Absolute URLs from the public base URL (one builder per process: keep it from registration on). */
   readonly links: LinkBuilder
   /** The authorization service: register object kinds, check permissions. */
   readonly authz: Authz
@@ -39,14 +40,22 @@ export interface PluginContext<C = unknown> {
    * List each in docs/operations.md (Metrics).
    */
   readonly metrics: PluginMetrics
-  /** The kernel services (ORM, secret, ...), for work outside a request. */
-  readonly services: KernelServices
+  /** Read-only queries of committed data, for work outside a request (`c.reader` in one). */
+  readonly reader: Reader
+  /** Signs and checks tokens with the server secret (which plugins never see). */
+  readonly tokens: Tokens
   /** Declares HTTP routes. */
   routes(declare: (router: Router) => void): void
-  /** Provides the implementation of a port. */
+  /** Provides the implementation of a port the plugin declares in `provides` (during register). */
   provide<P extends PortName>(port: P, impl: KernelPorts[P]): void
-  /** The implementation of a port (call at request time, not during register). */
+  /**
+   * The implementation of a port. Plugins that provide ports register first, so a plugin
+   * resolves the ports it uses while it registers and its handlers close over them; throws,
+   * saying what to enable, when no enabled plugin provides it.
+   */
   port<P extends PortName>(port: P): KernelPorts[P]
+  /** Whether an enabled plugin provides an optional port (locks, resumableUploads, encoder, queue). */
+  hasPort(port: PortName): boolean
   /**
    * Offers the plugins that depend on this one a service or settings under `key`, named
    * `<this plugin>.<name>` and exported by this plugin's public entry (during register).
@@ -112,6 +121,11 @@ export interface PluginDefinition<C = unknown> {
   name: string
   /** Plugins that must be registered first. */
   dependsOn?: string[]
+  /**
+   * The ports it provides (`ctx.provide`). Providers register before every other plugin, so
+   * that the others resolve ports while they register.
+   */
+  provides?: PortName[]
   /** Schema of the plugin's config slice (the top-level key named after the plugin). */
   config?: z.ZodType<C, z.ZodTypeDef, unknown>
   /** Entity schemas the plugin declares. */
@@ -157,8 +171,9 @@ export function definePlugin<C = unknown>(definition: PluginDefinition<C>): Plug
 }
 
 /**
- * Orders the enabled plugins so each comes after its dependencies. Throws a clear error
- * for an unknown name, a duplicate, a missing dependency or a cycle.
+ * Orders the enabled plugins so each comes after its dependencies, and the port providers
+ * (with their own dependencies) before the rest. Throws a clear error for an unknown name,
+ * a duplicate, a missing dependency or a cycle.
  */
 export function resolvePlugins(enabled: string[], available: PluginDefinition<never>[]): PluginDefinition<never>[] {
   const byName = new Map<string, PluginDefinition<never>>()
@@ -192,6 +207,7 @@ export function resolvePlugins(enabled: string[], available: PluginDefinition<ne
     state.set(name, 'done')
     ordered.push(plugin)
   }
-  for (const name of enabled) visit(name, [])
+  const provides = (name: string): boolean => (byName.get(name)!.provides ?? []).length > 0
+  for (const name of [...enabled.filter(provides), ...enabled.filter((name) => !provides(name))]) visit(name, [])
   return ordered
 }

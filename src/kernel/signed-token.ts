@@ -45,3 +45,21 @@ export function verifyToken<T extends object>(
   if (payload.exp * 1000 <= now) return { ok: false, problem: 'expired' }
   return { ok: true, payload, expiresAt: new Date(payload.exp * 1000) }
 }
+
+/**
+ * Signing and checking with the server secret, which stays inside the kernel: plugins get
+ * this (`ctx.tokens`), never the secret.
+ */
+export interface Tokens {
+  /** `signToken` with the server secret. */
+  sign(purpose: string, payload: object, expiresAt: Date): string
+  /** `verifyToken` with the server secret. */
+  verify<T extends object>(purpose: string, token: string, now?: number): TokenCheck<T>
+}
+
+export function tokensWith(secret: string): Tokens {
+  return {
+    sign: (purpose, payload, expiresAt) => signToken(secret, purpose, payload, expiresAt),
+    verify: (purpose, token, now) => verifyToken(secret, purpose, token, now),
+  }
+}

@@ -76,6 +76,7 @@ export const idle: JobHandler = (job) =>
 /** The ports every kernel needs, as stand-ins: nothing here authenticates or stores files. */
 const base = definePlugin({
   name: 'conformance-base',
+  provides: ['credentials', 'accessGrants', 'storage'],
   register(ctx) {
     ctx.provide('credentials', { findByUsername: () => Promise.resolve(null) } as never)
     ctx.provide('accessGrants', {} as never)

@@ -130,7 +130,7 @@ export function fakeKindsPlugin(tree: FakeTree): PluginDefinition {
               await transaction(c.em, async (em) => {
                 for (const k of FAKE_KINDS) {
                   const ids = removed.filter((ref) => ref.kind === k).map((ref) => ref.id)
-                  if (ids.length > 0) await c.services.events.emit('authz.objects-deleted', { em, kind: k, ids })
+                  if (ids.length > 0) await ctx.emit('authz.objects-deleted', { em, kind: k, ids })
                 }
               })
               return reply.noContent()

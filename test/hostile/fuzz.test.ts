@@ -16,7 +16,7 @@ import { PlatformEntity } from '../../plugins/platforms/index.js'
 import { PlayerBehaviorEntity, PlayerThemeEntity } from '../../plugins/players/index.js'
 import { viewToken } from '../../plugins/player/index.js'
 import { ResourceEntity } from '../../plugins/resources/index.js'
-import { createLogger, signToken } from '../../src/kernel/index.js'
+import { createLogger, signToken, tokensWith } from '../../src/kernel/index.js'
 import { type TestApp, startApp } from '../helpers/app.js'
 import type { DigestClient } from '../helpers/digest-client.js'
 import { waitFor } from '../helpers/wait.js'
@@ -1222,8 +1222,8 @@ describe('fuzz: generated garbage against the real server', () => {
       await world.resourceToken(resources[0]!),
       await world.resourceToken(resources[1]!),
       await world.resourceToken(p.hiddenResource),
-      viewToken(secret, await resourceRow(resources[0]!), 3600),
-      viewToken(secret, await resourceRow(resources[0]!), -10),
+      viewToken(tokensWith(secret), await resourceRow(resources[0]!), 3600),
+      viewToken(tokensWith(secret), await resourceRow(resources[0]!), -10),
     ]
 
     const routes = app.kernel.routes.routes.map(({ method, path }) => ({ method, path }))

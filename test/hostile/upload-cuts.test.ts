@@ -14,6 +14,7 @@ import {
   STORE_ONLY,
   countRows,
   fileRequest,
+  filesDeps,
   other,
   storedBytes,
   storedKeys,
@@ -341,13 +342,7 @@ describe('uploads cut at random offsets', () => {
       for (let i = 0; i < 3; i++) await cutPatch(random, path, data)
       const config = filesConfigSchema.parse({ pending_ttl: PENDING_TTL })
       const later = new Date(Date.now() + (PENDING_TTL + 60) * 1000)
-      await purge(
-        app.kernel.services,
-        app.kernel.em(),
-        config,
-        [tusPurgeStep(app.kernel.services, () => app.kernel.em(), config)],
-        later,
-      )
+      await purge(filesDeps(app.kernel), app.kernel.em(), config, [tusPurgeStep(filesDeps(app.kernel), config)], later)
       expect((await rawRequest(`${app.url}${path}`, 'HEAD', { headers: tusHeaders() })).status).toBe(404)
       await expectConsistent()
       expect(await countRows(app, 'pending_uploads')).toBe(0)

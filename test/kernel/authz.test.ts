@@ -130,7 +130,7 @@ beforeAll(async () => {
   authz = app.kernel.services.authz
   const fork = em()
   platforms.home = await fork.findOneOrFail(PlatformEntity, { slug: 'default' })
-  platforms.away = await createPlatform(app.kernel.services, fork, { name: 'Away', maxUsers: 0, maxSpace: 0 })
+  platforms.away = await createPlatform(app.kernel.emit, fork, { name: 'Away', maxUsers: 0, maxSpace: 0 })
   refs.home = { kind: 'platform', id: platforms.home.id }
   refs.away = { kind: 'platform', id: platforms.away.id }
   // Ids are counted per kind: media 1 and stream 1 are unrelated (stream 1 is under media 2).

@@ -57,6 +57,7 @@ const ERROR = 50
 /** The ports every kernel needs, as stand-ins (nothing here authenticates or stores), and one entity for the ORM. */
 const base = definePlugin({
   name: 'base',
+  provides: ['credentials', 'accessGrants', 'storage'],
   entities: [
     new EntitySchema<{ id: number }>({ name: 'Thing', properties: { id: { type: 'integer', primary: true } } }),
   ],
@@ -115,6 +116,7 @@ class RecordingTransport implements QueuePort {
 function transportPlugin(queue: QueuePort, onStop?: () => void): PluginDefinition {
   return definePlugin({
     name: 'fake-queue',
+    provides: ['queue'],
     register(ctx) {
       ctx.provide('queue', queue)
       if (onStop) ctx.onStop(onStop)

@@ -72,6 +72,13 @@ describe('in a booted kernel', () => {
     expect(res.body).toContain('<greeting><![CDATA[Bonjour]]></greeting>')
   })
 
+  it("answers the kernel's own callers (the CLI, tests) what a plugin exposed, and names a key nobody exposed", () => {
+    expect(app.kernel.exposed(GREETING)).toEqual({ text: 'Bonjour' })
+    expect(() => app.kernel.exposed(serviceKey('test-greeter.other'))).toThrow(
+      'no enabled plugin exposes "test-greeter.other"',
+    )
+  })
+
   it('stops the boot when a plugin uses a key of a plugin it does not declare, naming both', async () => {
     const undeclared = definePlugin({
       name: 'test-undeclared',
@@ -81,6 +88,61 @@ describe('in a booted kernel', () => {
     })
     await expect(startApp({ plugins: [greeter as never, undeclared as never] })).rejects.toThrow(
       'plugin "test-undeclared" uses "test-greeter.greeting": declare "test-greeter" in its dependsOn',
+    )
+  })
+})
+
+/** Ports are resolved while a plugin registers (`ctx.port`), closed over by its handlers. */
+describe('ports at registration', () => {
+  it('gives a plugin the ports it uses, and whether an optional one is provided, while it registers', async () => {
+    const reader = definePlugin({
+      name: 'test-port-user',
+      register(ctx) {
+        const storage = ctx.port('storage')
+        const optional = ctx.hasPort('locks')
+        ctx.routes((r) =>
+          r.get(
+            '/port-user',
+            async () => {
+              const stat = await storage.stat('files/none').catch(() => null)
+              return reply.xml(200, xml.str('port', `${stat === null ? 'absent' : 'present'} ${optional}`))
+            },
+            { public: true },
+          ),
+        )
+      },
+    })
+    const app = await startApp({ plugins: [reader as never] })
+    try {
+      const res = await app.client.get('/port-user')
+      expect(res.status).toBe(200)
+      expect(res.body).toContain('<port><![CDATA[absent false]]></port>')
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('stops the boot, saying what to enable, when a plugin asks for a port nobody provides', async () => {
+    const wants = definePlugin({
+      name: 'test-wants-locks',
+      register(ctx) {
+        ctx.port('locks')
+      },
+    })
+    await expect(startApp({ plugins: [wants as never] })).rejects.toThrow(
+      'no plugin provides the "locks" port; enable one in the "plugins" config key',
+    )
+  })
+
+  it('stops the boot when a plugin provides a port it does not declare in provides', async () => {
+    const sneaky = definePlugin({
+      name: 'test-sneaky',
+      register(ctx) {
+        ctx.provide('locks', {} as never)
+      },
+    })
+    await expect(startApp({ plugins: [sneaky as never] })).rejects.toThrow(
+      'plugin "test-sneaky" provides the "locks" port: declare it in its provides',
     )
   })
 })

@@ -101,6 +101,24 @@ describe('resolvePlugins', () => {
     expect(failure(() => resolvePlugins(['entry', 'x', 'y'], list))).toBe('plugin dependency cycle: x -> y -> x')
   })
 
+  it('puts the port providers first, each after its own dependencies, so others resolve ports while registering', () => {
+    const backend = definePlugin({ name: 'backend', provides: ['storage'], register: () => undefined })
+    const identity = definePlugin({
+      name: 'identity',
+      dependsOn: ['platforms'],
+      provides: ['credentials'],
+      register: () => undefined,
+    })
+    const available = [...catalog.filter((p) => p.name !== 'identity'), backend, identity] as PluginDefinition<never>[]
+    expect(names(resolvePlugins(['root', 'media', 'identity', 'backend', 'platforms'], available))).toEqual([
+      'platforms',
+      'identity',
+      'backend',
+      'root',
+      'media',
+    ])
+  })
+
   it('detects a plugin depending on itself', () => {
     expect(failure(() => resolvePlugins(['self'], [plugin('self', ['self'])]))).toBe(
       'plugin dependency cycle: self -> self',

@@ -209,4 +209,9 @@ export class Authz {
     if (root.id !== user.platformId) return new Set()
     return new Set(await this.ports.get('accessGrants').objectsWith(user, kind, `${kind}.view`))
   }
+
+  /** The ids of the objects of `kind` on which the user was granted `flag` directly (by an access). */
+  async grantedOn(user: Principal, kind: string, flag: string): Promise<Set<number>> {
+    return new Set(await this.ports.get('accessGrants').objectsWith(user, kind, flag))
+  }
 }

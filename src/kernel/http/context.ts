@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Authz } from '../authz/authz.service.js'
 import type { EntityManager } from '../db/orm.js'
+import type { Reader } from '../db/reader.js'
 import type { Logger } from '../log.js'
 import type { Principal } from '../ports/credentials.port.js'
 import type { KernelServices } from '../services.js'
@@ -9,6 +10,9 @@ import { type Form, type FormFile, type FormLimits, formFromQuery, readForm } fr
 import type { LinkBuilder } from './links.js'
 import { type Page, pageFor } from './range.js'
 import { FieldReader, type FieldMode } from './validate.js'
+
+/** The kernel services a request uses: its database access and the kernel's conventions. */
+export type RequestServices = Pick<KernelServices, 'orm' | 'reader' | 'links' | 'authz' | 'log' | 'config'>
 
 /**
  * Everything a route handler needs for one request: the request, its parameters, the
@@ -23,7 +27,8 @@ export class HttpContext {
   constructor(
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
-    readonly services: KernelServices,
+    /** What the kernel lends a request; handlers reach it through the members below, never whole. */
+    private readonly services: RequestServices,
     /** Decoded path parameters. */
     readonly params: Record<string, string>,
     /** Query string, without the leading `?`. */
@@ -44,6 +49,11 @@ export class HttpContext {
   get em(): EntityManager {
     this.entityManager ??= this.services.orm.em.fork() as EntityManager
     return this.entityManager
+  }
+
+  /** Read-only queries of committed data (inside a transaction, read through its EntityManager). */
+  get reader(): Reader {
+    return this.services.reader
   }
 
   get links(): LinkBuilder {

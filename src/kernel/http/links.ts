@@ -3,10 +3,24 @@
  * address. Every segment is percent-encoded.
  */
 export class LinkBuilder {
-  readonly base: string
+  private current: string
 
   constructor(baseUrl: string) {
-    this.base = baseUrl.replace(/\/+$/, '')
+    this.current = baseUrl.replace(/\/+$/, '')
+  }
+
+  /** The base URL, without a trailing slash. */
+  get base(): string {
+    return this.current
+  }
+
+  /**
+   * Moves every link to `baseUrl`: without a configured public URL, links follow the address
+   * the server actually bound (port 0 included), known only once it listens. One builder for
+   * the process, so plugins may keep it from registration on.
+   */
+  rebase(baseUrl: string): void {
+    this.current = baseUrl.replace(/\/+$/, '')
   }
 
   /** `url('platform', slug)` → `https://host/platform/<slug>`. */

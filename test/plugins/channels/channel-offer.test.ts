@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type PluginDefinition, definePlugin } from '../../../src/kernel/index.js'
-import { type ChannelType, type FlavorChoice, channelOffer } from '../../../plugins/channels/index.js'
+import { CHANNEL_OFFERS, type ChannelType, type FlavorChoice } from '../../../plugins/channels/index.js'
 import type { RenditionView } from '../../../plugins/encoding/index.js'
 import { mediaQueries } from '../../../plugins/media/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
@@ -78,7 +78,7 @@ async function addChannel(app: TestApp, media: string, form: Record<string, stri
   return text(xmlOf(await app.client.post(`/media/${media}/channels`, { form }), 201).channel.slug)
 }
 
-describe("channelOffer: what a media's online channels offer", () => {
+describe("CHANNEL_OFFERS: what a media's online channels offer", () => {
   let app: TestApp
   let plain: TestApp
   let news: number
@@ -90,7 +90,7 @@ describe("channelOffer: what a media's online channels offer", () => {
   afterAll(async () => Promise.all([app?.close(), plain?.close()]))
 
   it('a new media offers the web flavors and players (Web and Widget channels)', async () => {
-    const offer = await channelOffer(app.kernel.services, news)
+    const offer = await app.kernel.exposed(CHANNEL_OFFERS).of(app.kernel.services.reader, news)
     expect(offer.players).toBe(true)
     expect(names(offer.flavors({ type: 'video' }, VIDEO))).toEqual(['720p:720p', '360p:360p', 'hls:hls'])
     expect(names(offer.flavors({ type: 'audio' }, SOUND))).toEqual(['aac:aac', 'mp3:mp3'])
@@ -100,7 +100,7 @@ describe("channelOffer: what a media's online channels offer", () => {
     await addChannel(app, 'news', { type: 'podcast', name: 'Podcast' })
     await addChannel(app, 'news', { type: 'never-heard-of', name: 'Mystery' })
     await addChannel(app, 'news', { type: 'api', name: 'API' })
-    const offer = await channelOffer(app.kernel.services, news)
+    const offer = await app.kernel.exposed(CHANNEL_OFFERS).of(app.kernel.services.reader, news)
     expect(names(offer.flavors({ type: 'video' }, VIDEO))).toEqual([
       '720p:720p',
       '360p:360p',
@@ -115,14 +115,14 @@ describe("channelOffer: what a media's online channels offer", () => {
       'source:original',
     ])
     // Collected once for this kernel, however often the registry is used.
-    await channelOffer(app.kernel.services, news)
+    await app.kernel.exposed(CHANNEL_OFFERS).of(app.kernel.services.reader, news)
     expect(emits[0]).toBe(1)
   })
 
   it('offline channels offer nothing: players go with the last online channel that has them', async () => {
     const put = (slug: string, form: Record<string, string>) => app.client.put(`/media/news/channel/${slug}`, { form })
     expect((await put('news-web', { is_online: '0' })).status).toBe(201)
-    let offer = await channelOffer(app.kernel.services, news)
+    let offer = await app.kernel.exposed(CHANNEL_OFFERS).of(app.kernel.services.reader, news)
     expect(offer.players).toBe(true)
     // Without web: the podcast episode, then api's original and every flavor (no hls).
     expect(names(offer.flavors({ type: 'video' }, VIDEO))).toEqual([
@@ -132,10 +132,10 @@ describe("channelOffer: what a media's online channels offer", () => {
       '360p:360p',
     ])
     expect((await put('news-widget', { is_online: 'false' })).status).toBe(201)
-    offer = await channelOffer(app.kernel.services, news)
+    offer = await app.kernel.exposed(CHANNEL_OFFERS).of(app.kernel.services.reader, news)
     expect(offer.players).toBe(false)
     expect((await put('news-web', { is_online: '1' })).status).toBe(201)
-    offer = await channelOffer(app.kernel.services, news)
+    offer = await app.kernel.exposed(CHANNEL_OFFERS).of(app.kernel.services.reader, news)
     expect(offer.players).toBe(true)
     expect(names(offer.flavors({ type: 'video' }, VIDEO))[0]).toBe('720p:720p')
   })
@@ -143,7 +143,7 @@ describe("channelOffer: what a media's online channels offer", () => {
   it("another media's channels are its own", async () => {
     const sport = await createMedia(app, 'Sport', 'sport.example.org')
     await addChannel(app, 'sport', { type: 'syndication', name: 'Feed' })
-    const offer = await channelOffer(app.kernel.services, sport)
+    const offer = await app.kernel.exposed(CHANNEL_OFFERS).of(app.kernel.services.reader, sport)
     expect(names(offer.flavors({ type: 'video' }, VIDEO))).toEqual([
       '720p:720p',
       '360p:360p',
@@ -156,7 +156,7 @@ describe("channelOffer: what a media's online channels offer", () => {
   it('the registry is per kernel: where no plugin adds podcast, a podcast channel offers nothing', async () => {
     const media = await createMedia(plain, 'Plain', 'plain.example.org')
     await addChannel(plain, 'plain', { type: 'podcast', name: 'Podcast' })
-    const offer = await channelOffer(plain.kernel.services, media)
+    const offer = await plain.kernel.exposed(CHANNEL_OFFERS).of(plain.kernel.services.reader, media)
     expect(names(offer.flavors({ type: 'video' }, VIDEO))).toEqual(['720p:720p', '360p:360p', 'hls:hls'])
     expect(emits).toEqual([1])
     // ... and podcast channels there are not themed anywhere else either: a theme is refused as on any unknown type.

@@ -16,6 +16,7 @@ import {
   fileEventRecorder,
   fileRequest,
   fileRow,
+  filesDeps,
   makeDirectory,
   pendingPieces,
   type SeenEvent,
@@ -306,7 +307,7 @@ describe('directories', () => {
     const em = app.kernel.em()
     const ownDirectory = async (username: string, name: string): Promise<string> => {
       const user = await em.findOneOrFail(UserEntity, { username })
-      return (await createDirectory(app.kernel.services, app.kernel.em(), user.id, null, name)).slug
+      return (await createDirectory(filesDeps(app.kernel), app.kernel.em(), user.id, null, name)).slug
     }
     const reader = await userWithFlags(app, 'reader', [])
     const readerDir = await ownDirectory('reader', 'Reader dir')

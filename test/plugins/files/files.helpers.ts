@@ -5,7 +5,10 @@ import { expect } from 'vitest'
 import { parse } from 'yaml'
 import '../../../plugins/files/index.js'
 import { type FileView, fileQueries } from '../../../plugins/files/index.js'
-import { type PluginDefinition, definePlugin } from '../../../src/kernel/index.js'
+import { filesConfigSchema } from '../../../plugins/files/files.config.js'
+import type { FilesDeps } from '../../../plugins/files/files.deps.js'
+import { UploadLinks } from '../../../plugins/files/upload-token.js'
+import { type Kernel, type PluginDefinition, definePlugin, tokensWith } from '../../../src/kernel/index.js'
 import type { TestApp } from '../../helpers/app.js'
 import type { DigestClient, Response } from '../../helpers/digest-client.js'
 import { type Part, multipartRequest } from '../../helpers/multipart.js'
@@ -163,4 +166,20 @@ export function expectKeys(node: XmlObject, keys: string[]): void {
 export async function pendingPieces(app: TestApp): Promise<string[][]> {
   const rows = await app.kernel.em().execute<{ pieces: unknown }[]>('select pieces from pending_uploads order by id')
   return rows.map((row) => (typeof row.pieces === 'string' ? JSON.parse(row.pieces) : row.pieces) as string[])
+}
+
+/** What the files plugin's services get when it registers, made from a booted kernel (tests call them directly). */
+export function filesDeps(kernel: Kernel): FilesDeps {
+  const { ports, secret, links, reader, log } = kernel.services
+  const config = filesConfigSchema.parse(kernel.config.files ?? {})
+  return {
+    storage: ports.get('storage'),
+    resumableUploads: ports.has('resumableUploads') ? ports.get('resumableUploads') : undefined,
+    locks: ports.has('locks') ? ports.get('locks') : undefined,
+    emit: kernel.emit,
+    reader,
+    log,
+    em: () => kernel.em(),
+    uploadLinks: new UploadLinks(tokensWith(secret), links, config, ports.get('credentials')),
+  }
 }

@@ -8,7 +8,7 @@ import type { DigestClient } from '../../helpers/digest-client.js'
 import { waitFor } from '../../helpers/wait.js'
 import { text } from '../../helpers/xml.js'
 import { INVALID, expectError, xmlOf } from '../identity/permissions.fixtures.js'
-import { countRows, other, pendingPieces, storedKeys, upload } from './files.helpers.js'
+import { countRows, filesDeps, other, pendingPieces, storedKeys, upload } from './files.helpers.js'
 
 /** Sends piece `chunk` of 2 of an upload named `name`. */
 const piece = (client: DigestClient, name: string, chunk: number, data = other(300)) =>
@@ -32,7 +32,7 @@ describe('purge job: called directly', () => {
   afterAll(async () => app?.close())
 
   const config = filesConfigSchema.parse({ pending_ttl: 3600 })
-  const run = (now: Date) => purge(app.kernel.services, app.kernel.em(), config, [], now)
+  const run = (now: Date) => purge(filesDeps(app.kernel), app.kernel.em(), config, [], now)
   const inSeconds = (seconds: number): Date => new Date(Date.now() + seconds * 1000)
 
   it('the validated defaults: 24 h pending uploads, a purge every hour, 60 s at least', () => {

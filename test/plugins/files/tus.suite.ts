@@ -15,7 +15,7 @@ import { readAll } from '../../helpers/streams.js'
 import { waitFor } from '../../helpers/wait.js'
 import { type XmlObject, list, text } from '../../helpers/xml.js'
 import { makeProfile, userWithFlags, userWithProfile } from '../identity/permissions.fixtures.js'
-import { MP4, countRows, storedKeys } from './files.helpers.js'
+import { MP4, countRows, filesDeps, storedKeys } from './files.helpers.js'
 
 const MiB = 1024 * 1024
 const FLAGS = ['file.create', 'file.delete', 'folder.create']
@@ -235,13 +235,7 @@ export function tusSuite(label: string, backend: TusBackend): void {
     const config = () => filesConfigSchema.parse({ pending_ttl: PENDING_TTL })
     /** The purge as the files plugin runs it, with its tus step. */
     const purgeAt = (now: Date) =>
-      purge(
-        app.kernel.services,
-        app.kernel.em(),
-        config(),
-        [tusPurgeStep(app.kernel.services, () => app.kernel.em(), config())],
-        now,
-      )
+      purge(filesDeps(app.kernel), app.kernel.em(), config(), [tusPurgeStep(filesDeps(app.kernel), config())], now)
 
     /** Nothing left of tus uploads: no reservation, nothing in the resumable store. */
     async function expectNothingPending(): Promise<void> {

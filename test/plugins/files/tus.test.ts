@@ -46,6 +46,7 @@ describe('tus uploads without a resumableUploads provider', () => {
     // A storage backend providing the storage port only.
     const plain = definePlugin({
       name: 'storage-plain',
+      provides: ['storage'],
       async register(ctx) {
         const storage = new FsStorage(join(ctx.kernelConfig.data_dir, 'plain'))
         await storage.open()

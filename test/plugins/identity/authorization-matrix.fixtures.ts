@@ -1,3 +1,4 @@
+import { tokensWith } from '../../../src/kernel/index.js'
 import { constants, publicEncrypt } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -171,7 +172,7 @@ export class World {
   }
 
   private async tenant(name: string, prefix: string): Promise<TenantObjects> {
-    const platform = await createPlatform(this.app.kernel.services, this.em(), { name, maxUsers: 0, maxSpace: 0 })
+    const platform = await createPlatform(this.app.kernel.emit, this.em(), { name, maxUsers: 0, maxSpace: 0 })
     const admin = await this.em().findOneOrFail(ProfileEntity, { platform: platform.id, name: 'Administrator' })
     const partial = { platform, prefix, adminProfile: admin.slug }
     const profile = await this.profile(platform, [])
@@ -422,7 +423,7 @@ export class World {
   /** A media of a platform, made as the API makes it (its default channels seeded); returns its slug. */
   async media(platform: Platform): Promise<string> {
     const name = unique(`${this.prefixOf(platform)}-media`)
-    const media = await createMedia(this.app.kernel.services, this.em(), platform.id, {
+    const media = await createMedia(this.app.kernel.emit, this.em(), platform.id, {
       name,
       domain: `${name}.example.org`,
       contactEmail: `${name}@example.org`,
@@ -554,7 +555,7 @@ export class World {
   /** A media token of a resource (`?token=`), as its answers asked `with-token` give them. */
   async resourceToken(slug: string): Promise<string> {
     const { id } = await this.refOf('resource', slug)
-    return resourceToken(this.app.kernel.services.secret, { id, slug }, 3600)
+    return resourceToken(tokensWith(this.app.kernel.services.secret), { id, slug }, 3600)
   }
 
   /** Makes a user a member of a group. */

@@ -1,3 +1,4 @@
+import { tokensWith } from '../../../src/kernel/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PlatformEntity, createPlatform } from '../../../plugins/platforms/index.js'
 import { FEED_CHANNEL_TYPE } from '../../../plugins/channels/index.js'
@@ -728,7 +729,7 @@ const ROWS: Row[] = [
       // Installation administrators delete a platform of their own making; the others try P.
       const fresh = ['admin', 'withRight', 'inactive'].includes(actor)
       const platform = fresh
-        ? await createPlatform(app.kernel.services, app.kernel.em(), {
+        ? await createPlatform(app.kernel.emit, app.kernel.em(), {
             name: unique('Doomed'),
             maxUsers: 0,
             maxSpace: 0,
@@ -2170,7 +2171,7 @@ function playerPageRows(): Row[] {
     })
   const view = async (resource: string) => {
     const { id } = await w.refOf('resource', resource)
-    return viewToken(app.kernel.services.secret, { id, slug: resource }, 600)
+    return viewToken(tokensWith(app.kernel.services.secret), { id, slug: resource }, 600)
   }
   return [
     playerRow('a visible resource', 200, async () => `/player/${P().resource}`),

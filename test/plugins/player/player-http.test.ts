@@ -4,7 +4,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VIEW_TOKEN_PURPOSE, viewToken } from '../../../plugins/player/index.js'
 import { RESOURCE_TOKEN_PURPOSE, resourceToken } from '../../../plugins/resources/index.js'
-import { browserScript, signToken } from '../../../src/kernel/index.js'
+import { browserScript, signToken, tokensWith } from '../../../src/kernel/index.js'
 import type { TestApp } from '../../helpers/app.js'
 import { rawRequest } from '../../helpers/digest-client.js'
 import { type XmlObject, list, text } from '../../helpers/xml.js'
@@ -436,7 +436,9 @@ describe('player: pages, access, headers, embeds and views over HTTP', () => {
       )
       expect((await post(pub.counted, forged)).status).toBe(401)
       // A resource token is not a view token (another purpose: its signature does not match).
-      expect((await post(pub.counted, resourceToken(secret, { id, slug: pub.counted }, 3600))).status).toBe(401)
+      expect((await post(pub.counted, resourceToken(tokensWith(secret), { id, slug: pub.counted }, 3600))).status).toBe(
+        401,
+      )
       const expired = signToken(
         secret,
         VIEW_TOKEN_PURPOSE,
@@ -444,7 +446,7 @@ describe('player: pages, access, headers, embeds and views over HTTP', () => {
         new Date(Date.now() - 1000),
       )
       expect((await post(pub.counted, expired)).status).toBe(403)
-      const elsewhere = viewToken(secret, { id, slug: pub.counted }, 60)
+      const elsewhere = viewToken(tokensWith(secret), { id, slug: pub.counted }, 60)
       expect((await post(pub.visible, elsewhere)).status).toBe(403)
       expect(await viewsOf(app, pub.counted)).toBe(before)
     })

@@ -201,7 +201,7 @@ describe('recorder codes: single use', () => {
 
     it("deleting a platform removes its users' codes", async () => {
       const em = app.kernel.em()
-      const platform = await createPlatform(app.kernel.services, em, { name: 'Gone soon', maxUsers: 0, maxSpace: 0 })
+      const platform = await createPlatform(app.kernel.emit, em, { name: 'Gone soon', maxUsers: 0, maxSpace: 0 })
       const guest = await userWithProfile(app, 'guest', `${platform.slug}-publisher`, { platform: platform.slug })
       const code = await deliver(app, guest)
       const id = await userId(app, 'guest')

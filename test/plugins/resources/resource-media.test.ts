@@ -1,3 +1,4 @@
+import { tokensWith } from '../../../src/kernel/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { resourceToken } from '../../../plugins/resources/index.js'
 import type { TestApp } from '../../helpers/app.js'
@@ -303,7 +304,7 @@ describe('resource media: flavors by channel, delivery, tokens', () => {
       const row = resourceOf(await admin.get(`/resource/${talk}`), 200)
       const ids = await app.kernel.em().execute<{ id: number }[]>('select id from resources where slug = ?', [talk])
       const expired = resourceToken(
-        app.kernel.services.secret,
+        tokensWith(app.kernel.services.secret),
         { id: Number(ids[0]!.id), slug: talk },
         60,
         Date.now() - 86_400_000,

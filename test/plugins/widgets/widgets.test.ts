@@ -489,7 +489,7 @@ describe('widgets API', () => {
   it('a theme deleted between the check and the write answers 412, and nothing is stored', async () => {
     const view = (await resourceQueries.bySlug(app.kernel.services.reader, resource))!
     const before = await rows()
-    const attempt = createWidget(app.kernel.services, app.kernel.em(), view, {
+    const attempt = createWidget(app.kernel.services.reader, app.kernel.em(), view, {
       name: 'Racing',
       size: { width: 2, height: 2 },
       players: { player_theme: 987654 },
