@@ -1,4 +1,4 @@
-import type { AccessGrantsPort, ObjectRef, Principal, Reader } from '../../src/kernel/index.js'
+import type { AccessGrantsPort, ObjectRef, Principal, ProcessCache, Reader } from '../../src/kernel/index.js'
 
 type Permissions = string | string[]
 
@@ -35,8 +35,31 @@ const subjectParams = (user: Principal): number[] => [
   user.platformId,
 ]
 
-/** Role flags from accesses, each lookup one prepared query through the kernel reader. */
-export function accessGrantsPort(reader: Reader): AccessGrantsPort {
+/** What a user is, for the accesses: themselves, in their platform (group memberships are read with the grants). */
+const subjectKey = (user: Principal): string => `${user.id}/${user.platformId}`
+
+/**
+ * Role flags from accesses, each lookup one prepared query through the kernel reader, kept in
+ * `cache` until accesses, roles or group memberships change.
+ */
+export function accessGrantsPort(
+  reader: Reader,
+  cache: ProcessCache<ReadonlySet<string> | number[]>,
+): AccessGrantsPort {
+  const lookUp = grantsOf(reader)
+  return {
+    roleFlags: (user, objects) =>
+      cache.get(`flags ${subjectKey(user)} ${objects.map((o) => `${o.kind}:${o.id}`).join(',')}`, () =>
+        lookUp.roleFlags(user, objects),
+      ) as Promise<ReadonlySet<string>>,
+    objectsWith: (user, kind, flag) =>
+      cache.get(`objects ${subjectKey(user)} ${kind} ${flag}`, () => lookUp.objectsWith(user, kind, flag)) as Promise<
+        number[]
+      >,
+  }
+}
+
+function grantsOf(reader: Reader): AccessGrantsPort {
   return {
     async roleFlags(user: Principal, objects: readonly ObjectRef[]): Promise<ReadonlySet<string>> {
       if (objects.length === 0) return NONE

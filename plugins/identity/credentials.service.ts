@@ -1,4 +1,10 @@
-import type { CredentialsPort, DigestCredentials, Reader, TimestampDialect } from '../../src/kernel/index.js'
+import type {
+  CredentialsPort,
+  DigestCredentials,
+  ProcessCache,
+  Reader,
+  TimestampDialect,
+} from '../../src/kernel/index.js'
 
 interface CredentialsRow {
   id: number
@@ -31,21 +37,26 @@ function flagsOf(permissions: string | string[]): ReadonlySet<string> {
   return flags
 }
 
-/** Digest credentials with one prepared, indexed query (users joined to their profile). */
-export function credentialsPort(reader: Reader): CredentialsPort {
+/**
+ * Digest credentials with one prepared, indexed query (users joined to their profile and
+ * platform), kept in `cache` until one of those tables changes.
+ */
+export function credentialsPort(reader: Reader, cache: ProcessCache<DigestCredentials | null>): CredentialsPort {
   return {
-    async findByUsername(username: string): Promise<DigestCredentials | null> {
-      const row = await reader.one<CredentialsRow>(BY_USERNAME, [username])
-      if (!row) return null
-      return {
-        id: row.id,
-        username: row.username,
-        platformId: row.platform_id,
-        ha1: row.ha1,
-        isActive: Boolean(row.is_active),
-        flags: flagsOf(row.permissions),
-        timestamps: row.timestamps ?? null,
-      }
-    },
+    findByUsername: (username) => cache.get(username, () => lookUp(reader, username)),
+  }
+}
+
+async function lookUp(reader: Reader, username: string): Promise<DigestCredentials | null> {
+  const row = await reader.one<CredentialsRow>(BY_USERNAME, [username])
+  if (!row) return null
+  return {
+    id: row.id,
+    username: row.username,
+    platformId: row.platform_id,
+    ha1: row.ha1,
+    isActive: Boolean(row.is_active),
+    flags: flagsOf(row.permissions),
+    timestamps: row.timestamps ?? null,
   }
 }

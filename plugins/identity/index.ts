@@ -1,4 +1,4 @@
-import { definePlugin, invalid } from '../../src/kernel/index.js'
+import { type DigestCredentials, definePlugin, invalid } from '../../src/kernel/index.js'
 import { PlatformEntity } from '../platforms/index.js'
 import { accessGrantsPort } from './access-grants.service.js'
 import { AccessEntity } from './access.entity.js'
@@ -10,6 +10,7 @@ import { GroupEntity } from './group.entity.js'
 import { groupRoutes } from './group.routes.js'
 import access from './migrations/20261121-identity-access.js'
 import init from './migrations/20261121-identity-init.js'
+import watch from './migrations/20270105-identity-watch.js'
 import { ProfileEntity } from './profile.entity.js'
 import { profileRoutes } from './profile.routes.js'
 import { RoleEntity } from './role.entity.js'
@@ -41,10 +42,15 @@ export default definePlugin({
   dependsOn: ['platforms'],
   provides: ['credentials', 'accessGrants'],
   entities: [ProfileEntity, UserEntity, GroupEntity, GroupMemberEntity, RoleEntity, AccessEntity],
-  migrations: [init, access],
+  migrations: [init, access, watch],
   register(ctx) {
-    ctx.provide('credentials', credentialsPort(ctx.reader))
-    ctx.provide('accessGrants', accessGrantsPort(ctx.reader))
+    // Read by nearly every request, changed rarely: kept per process until their tables change.
+    const credentials = ctx.cache<DigestCredentials | null>({ tables: ['users', 'profiles', 'platforms'] })
+    const grants = ctx.cache<ReadonlySet<string> | number[]>({
+      tables: ['accesses', 'roles', 'user_groups', 'group_members'],
+    })
+    ctx.provide('credentials', credentialsPort(ctx.reader, credentials))
+    ctx.provide('accessGrants', accessGrantsPort(ctx.reader, grants))
     ctx.routes((r) => {
       userRoutes(r, ctx.emit, ctx.kernelConfig.auth.realm)
       authenticationRoutes(r, ctx.kernelConfig.data_dir)

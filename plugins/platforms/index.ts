@@ -1,6 +1,7 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import init from './migrations/20261121-platforms-init.js'
 import timestamps from './migrations/20261227-platforms-timestamps.js'
+import watch from './migrations/20270105-platforms-watch.js'
 import { PlatformEntity } from './platform.entity.js'
 import { PLATFORM_KIND } from './platform.lookup.js'
 import { platformQueries } from './platform.queries.js'
@@ -17,7 +18,7 @@ export { createPlatform, deletePlatform, lockPlatform, type PlatformInput } from
 export default definePlugin({
   name: 'platforms',
   entities: [PlatformEntity],
-  migrations: [init, timestamps],
+  migrations: [init, timestamps, watch],
   register(ctx) {
     ctx.authz.registerKind({
       kind: PLATFORM_KIND,

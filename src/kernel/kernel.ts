@@ -5,6 +5,8 @@ import type { Config } from './config/schema.js'
 import { validatePlugins } from './config/validate.js'
 import { Migrator, type OwnedMigration } from './db/migrator.js'
 import { type EntityManager, type Orm, databaseTarget, knexOf, openOrm } from './db/orm.js'
+import { type ChangeFeed, NoChangeFeed, PostgresChangeFeed } from './db/change-feed.js'
+import { ProcessCache } from './db/process-cache.js'
 import { openReader } from './db/reader.js'
 import { transaction } from './db/transaction.js'
 import { type Emit, EventBus } from './events.js'
@@ -86,6 +88,8 @@ export class Kernel {
   private closed: Promise<void> | undefined
   /** Signs and checks with the server secret, for plugins (`ctx.tokens`). */
   private readonly tokens: Tokens
+  /** What tells this process's caches (`ctx.cache`) that watched tables changed; live once serving on PostgreSQL. */
+  private readonly changes: ChangeFeed
 
   private constructor(
     readonly services: KernelServices,
@@ -94,6 +98,7 @@ export class Kernel {
   ) {
     const { config, ports } = services
     this.tokens = tokensWith(services.secret)
+    this.changes = changeFeedOf(config, services.log)
     this.jobs = new Jobs(
       knexOf(services.orm),
       databaseTarget(config).dialect,
@@ -132,6 +137,11 @@ export class Kernel {
   /** What a plugin exposed under `key` (`ctx.expose`), for the CLI and tests, which see every plugin. */
   exposed<T>(key: ServiceKey<T>): T {
     return this.pluginServices.exposed(key)
+  }
+
+  /** Whether this process's caches (`ctx.cache`) serve now: serving on PostgreSQL with its change feed up. */
+  get cachesLive(): boolean {
+    return this.changes.live
   }
 
   /** A fresh EntityManager for work outside requests. */
@@ -225,6 +235,7 @@ export class Kernel {
       onServe: (start) => this.starters.push({ plugin: name, start }),
       hosts: (resolve) => this.hostResolvers.push(resolve),
       em: () => this.em(),
+      cache: (options) => new ProcessCache(this.changes, options),
     }
   }
 
@@ -330,6 +341,24 @@ export class Kernel {
     return url
   }
 
+  /**
+   * Turns the caches on in a serving process (PostgreSQL): listens to the change feed, and
+   * drops this process's caches at each of its own writes and commits, before their
+   * notification comes back, so a client reads what it just wrote. CLI commands read through.
+   */
+  private listenForChanges(): void {
+    if (!(this.changes instanceof PostgresChangeFeed)) return
+    const knex = knexOf(this.orm)
+    const dropOnWrite = (query: { sql?: string } | undefined): void => {
+      if (WRITES.test(query?.sql ?? '')) this.changes.wrote()
+    }
+    // Before a write runs, and again once it (or the commit) is done: a read racing the commit
+    // may have kept the old value in between.
+    knex.on('query', dropOnWrite)
+    knex.on('query-response', (_response: unknown, query: { sql?: string }) => dropOnWrite(query))
+    this.changes.start()
+  }
+
   /** Starts the HTTP server. */
   async listen(port = this.config.http.port, host = this.config.http.host): Promise<Listening> {
     const server = createHttpServer(this.requestListener(), this.config.http, this.services.log)
@@ -339,6 +368,7 @@ export class Kernel {
       host: 'http.host (MEDIACTL_HOST, serve --host)',
     })
     const url = `http://${displayHost(host)}:${address.port}`
+    this.listenForChanges()
     if (!this.config.base_url) this.services.links.rebase(url)
     for (const { start } of this.starters) await start()
     return { server, url }
@@ -391,6 +421,7 @@ export class Kernel {
       await closed
     }
     this.nonceCounter?.close()
+    await this.changes.close()
     this.services.reader.close()
     await this.orm.close(true)
   }
@@ -414,4 +445,17 @@ async function stopPlugin(plugin: string, stop: () => Promise<void> | void, ms: 
 function displayHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return 'localhost'
   return host.includes(':') ? `[${host}]` : host
+}
+
+/** A statement that may change rows, or ends a transaction that did. */
+const WRITES = /^\s*(insert|update|delete|truncate|merge|commit|with)\b/i
+
+function changeFeedOf(config: Config, log: Logger): ChangeFeed {
+  const target = databaseTarget(config)
+  if (target.dialect !== 'postgresql') return new NoChangeFeed()
+  return new PostgresChangeFeed(
+    target.location,
+    config.database.connect_timeout * 1000,
+    log.child({ module: 'change-feed' }),
+  )
 }

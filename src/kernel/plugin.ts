@@ -10,6 +10,7 @@ import type { LinkBuilder } from './http/links.js'
 import type { Router } from './http/router.js'
 import type { Logger } from './log.js'
 import type { KernelPorts, PortName } from './ports.js'
+import type { CacheOptions, ProcessCache } from './db/process-cache.js'
 import type { Reader } from './db/reader.js'
 import type { Tokens } from './signed-token.js'
 import type { EnqueueOptions, JobHandler, JobRecord, JobTypeOptions } from './jobs/job.types.js'
@@ -113,6 +114,12 @@ export interface PluginContext<C = unknown> {
   hosts(resolve: (host: string) => Promise<string | null>): void
   /** A fresh EntityManager for work outside a request (jobs, CLI operations). */
   em(): EntityManager
+  /**
+   * A cache of lookups, kept in this process until one of `tables` changes, in any process
+   * (PostgreSQL's change feed, while serving): for what nearly every request reads and rarely
+   * changes (credentials, grants). Elsewhere, and while the feed is down, it reads through.
+   */
+  cache<V>(options: CacheOptions): ProcessCache<V>
 }
 
 /** A plugin: one folder under plugins/, one resource family or one port backend. */

@@ -1,0 +1,59 @@
+import type { ChangeFeed } from './change-feed.js'
+
+/** How a plugin's cache is declared (`ctx.cache`). */
+export interface CacheOptions {
+  /**
+   * The tables its values are read from: a change to any of them (by any process) drops the
+   * cache. Each must be watched (`watchTable` in the owning plugin's migrations).
+   */
+  tables: readonly string[]
+  /** Most entries kept; past it the cache starts over (default 10,000). */
+  max?: number
+}
+
+/**
+ * Lookups kept in this process until a table they come from changes (docs/operations.md,
+ * Caches). While the change feed is down, or on SQLite, every lookup reads through.
+ */
+export class ProcessCache<V> {
+  private readonly entries = new Map<string, V>()
+  private readonly tables: ReadonlySet<string>
+  private readonly max: number
+  /** Moves at every drop: a value read before a drop is not kept after it. */
+  private generation = 0
+
+  constructor(
+    private readonly feed: ChangeFeed,
+    options: CacheOptions,
+  ) {
+    this.tables = new Set(options.tables)
+    this.max = options.max ?? 10_000
+    feed.subscribe((table) => {
+      if (table === null || this.tables.has(table)) this.drop()
+    })
+  }
+
+  /** The value under `key`, read with `load` unless kept. */
+  async get(key: string, load: () => Promise<V>): Promise<V> {
+    if (!this.feed.live) return load()
+    if (this.entries.has(key)) return this.entries.get(key)!
+    const generation = this.generation
+    const value = await load()
+    // A change notified while it was read may have come after the read: keep nothing then.
+    if (generation === this.generation && this.feed.live) {
+      if (this.entries.size >= this.max) this.entries.clear()
+      this.entries.set(key, value)
+    }
+    return value
+  }
+
+  /** How many entries are kept now. */
+  get size(): number {
+    return this.entries.size
+  }
+
+  private drop(): void {
+    this.generation += 1
+    this.entries.clear()
+  }
+}

@@ -1,0 +1,26 @@
+import type { Knex } from '@mikro-orm/knex'
+import { CHANGES_CHANNEL } from './change-feed.js'
+
+const isPostgres = (knex: Knex): boolean => (knex.client as { dialect?: string }).dialect === 'postgresql'
+
+/**
+ * In a migration: every statement that changes `table` notifies the change feed, once, at
+ * commit, whichever process or session ran it (cascades included), so the caches reading
+ * from it drop what they keep (`ctx.cache`). PostgreSQL only: SQLite has no feed, its caches
+ * read through.
+ */
+export async function watchTable(knex: Knex, table: string): Promise<void> {
+  if (!isPostgres(knex)) return
+  await knex.raw(`create or replace function mediactl_notify_change() returns trigger language plpgsql as $$
+    begin perform pg_notify('${CHANGES_CHANNEL}', tg_table_name); return null; end $$`)
+  await knex.raw(
+    `create trigger ${table}_notify_change after insert or update or delete or truncate on ${table}
+     for each statement execute function mediactl_notify_change()`,
+  )
+}
+
+/** Undoes `watchTable` (a migration's `down`). */
+export async function unwatchTable(knex: Knex, table: string): Promise<void> {
+  if (!isPostgres(knex)) return
+  await knex.raw(`drop trigger if exists ${table}_notify_change on ${table}`)
+}

@@ -1,0 +1,137 @@
+import { knex as makeKnex, type Knex } from '@mikro-orm/knex'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { NoChangeFeed, PostgresChangeFeed } from '../../src/kernel/db/change-feed.js'
+import { ProcessCache } from '../../src/kernel/db/process-cache.js'
+import { unwatchTable, watchTable } from '../../src/kernel/db/watch-table.js'
+import { freshDatabase } from '../helpers/database.js'
+import { recordingLogger } from '../helpers/log.js'
+import { waitFor } from '../helpers/wait.js'
+
+describe('without PostgreSQL (SQLite)', () => {
+  it('a cache reads through every time: nothing is kept', async () => {
+    const cache = new ProcessCache<number>(new NoChangeFeed(), { tables: ['users'] })
+    let reads = 0
+    expect(await cache.get('k', async () => ++reads)).toBe(1)
+    expect(await cache.get('k', async () => ++reads)).toBe(2)
+    expect(cache.size).toBe(0)
+  })
+})
+
+/** The feed and the caches against a real PostgreSQL: another session's changes, a lost connection. */
+describe.skipIf(!process.env.MEDIACTL_TEST_DATABASE_URL)('PostgreSQL change feed', () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>
+  let knex: Knex
+  let feed: PostgresChangeFeed
+  const heard: (string | null)[] = []
+  const { logger, lines } = recordingLogger()
+
+  /** A write from another session, as another process's. */
+  const elsewhere = async (sql: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      await client.query(sql)
+    } finally {
+      await client.end()
+    }
+  }
+
+  beforeAll(async () => {
+    database = await freshDatabase()
+    knex = makeKnex({ client: 'pg', connection: database.url, pool: { min: 0, max: 2 } })
+    await knex.schema.createTable('watched', (t) => t.integer('n'))
+    await knex.schema.createTable('unwatched', (t) => t.integer('n'))
+    await watchTable(knex, 'watched')
+    feed = new PostgresChangeFeed(database.url, 5000, logger)
+    feed.subscribe((table) => heard.push(table))
+    expect(feed.live).toBe(false)
+    feed.start()
+    await waitFor(() => feed.live, { message: 'the feed to listen' })
+  })
+  afterAll(async () => {
+    await feed?.close()
+    await knex?.destroy()
+    await database?.drop()
+  })
+
+  it('hears each committed change of a watched table, from any session, and nothing of others', async () => {
+    heard.length = 0
+    await elsewhere('insert into unwatched values (1)')
+    await elsewhere('begin; insert into watched values (1); update watched set n = 2; commit')
+    await waitFor(() => heard.includes('watched'), { timeout: 1000, message: 'the notification' })
+    expect(heard).toEqual(['watched'])
+    // Rolled back: nothing to hear.
+    await elsewhere('begin; delete from watched; rollback')
+    await elsewhere('insert into watched values (3)')
+    await waitFor(() => heard.length === 2, { timeout: 1000 })
+    expect(heard).toEqual(['watched', 'watched'])
+  })
+
+  it('a cache keeps a value until its table changes, in any session', async () => {
+    const cache = new ProcessCache<number>(feed, { tables: ['watched'] })
+    const count = async () => Number((await knex('watched').count({ n: '*' }))[0]!.n)
+    let reads = 0
+    const read = () => cache.get('rows', async () => (reads++, count()))
+    const first = await read()
+    expect(await read()).toBe(first)
+    expect(reads).toBe(1)
+    await elsewhere('insert into watched values (4)')
+    await waitFor(() => cache.size === 0, { timeout: 1000, message: 'the cache to drop' })
+    expect(await read()).toBe(first + 1)
+    expect(reads).toBe(2)
+  })
+
+  it('keeps nothing it read while a change was notified', async () => {
+    const cache = new ProcessCache<string>(feed, { tables: ['watched'] })
+    const before = heard.length
+    const value = await cache.get('k', async () => {
+      await elsewhere('insert into watched values (5)')
+      await waitFor(() => heard.length > before, { timeout: 1000 })
+      return 'read before the change was heard'
+    })
+    expect(value).toBe('read before the change was heard')
+    expect(cache.size).toBe(0)
+  })
+
+  it('drops everything when told this process wrote', async () => {
+    const cache = new ProcessCache<number>(feed, { tables: ['watched'] })
+    await cache.get('k', async () => 1)
+    expect(cache.size).toBe(1)
+    feed.wrote()
+    expect(cache.size).toBe(0)
+  })
+
+  it('reads through while its connection is lost, says so once, and caches again once back', async () => {
+    const cache = new ProcessCache<number>(feed, { tables: ['watched'] })
+    await cache.get('k', async () => 1)
+    await elsewhere(
+      `select pg_terminate_backend(pid) from pg_stat_activity
+       where datname = current_database() and query = 'listen mediactl_changes'`,
+    )
+    await waitFor(() => !feed.live, { message: 'the feed to be down' })
+    expect(cache.size).toBe(0)
+    let reads = 0
+    await cache.get('k', async () => ++reads)
+    await cache.get('k', async () => ++reads)
+    expect(reads).toBe(2)
+    await waitFor(() => feed.live, { message: 'the feed to be back' })
+    await cache.get('k', async () => ++reads)
+    await cache.get('k', async () => ++reads)
+    expect(reads).toBe(3)
+    const messages = lines.map((line) => line.msg)
+    expect(messages.filter((m) => m === 'change feed lost; caches read through until it is back')).toHaveLength(1)
+    expect(messages.filter((m) => m === 'change feed back; caches on')).toHaveLength(1)
+  })
+
+  it('a migration down removes the trigger: changes are no longer heard', async () => {
+    await unwatchTable(knex, 'watched')
+    const before = heard.length
+    await elsewhere('insert into watched values (6)')
+    await elsewhere('insert into unwatched values (6)')
+    // The feed still answers: a notification sent now on the channel is heard, the insert before it was not.
+    await elsewhere(`select pg_notify('mediactl_changes', 'probe')`)
+    await waitFor(() => heard.length > before, { timeout: 1000 })
+    expect(heard.slice(before)).toEqual(['probe'])
+  })
+})
