@@ -46,7 +46,9 @@ describe('credentials and accesses cached per process', () => {
     carolA = await a.createUser({ username: 'carol' })
     const viewer = await a.client.put('/user/carol', { form: { profile: 'default-viewer' } })
     expect(viewer.status, viewer.body).toBe(200)
-    const media = await a.client.post('/platform/default/medias', { form: { name: 'News', domain_name: 'news.example.org', contact_email: 'news@example.org' } })
+    const media = await a.client.post('/platform/default/medias', {
+      form: { name: 'News', domain_name: 'news.example.org', contact_email: 'news@example.org' },
+    })
     expect(media.status, media.body).toBe(201)
     carolB = new DigestClient(bUrl, 'carol', carolA.apiKey)
     if (TEST_PG_URL) await waitFor(() => a.kernel.cachesLive && b.cachesLive, { message: 'both change feeds live' })
