@@ -444,7 +444,7 @@ async function serverChild() {
   await kernel.migrator.up()
   await kernel.seed()
   const em = kernel.em()
-  const platform = await createPlatform(kernel.services, em, { name: 'Default', maxUsers: 0, maxSpace: 0 })
+  const platform = await createPlatform(kernel.emit, em, { name: 'Default', maxUsers: 0, maxSpace: 0 })
   const { apiKey } = await createUser(em, {
     platform,
     username: 'admin',

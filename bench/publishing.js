@@ -196,7 +196,7 @@ async function bootPublishing(dist, answerIpc, { database, log, resources }) {
   await kernel.migrator.up()
   await kernel.seed()
   const em = kernel.em()
-  const platform = await createPlatform(kernel.services, em, { name: 'Default', maxUsers: 0, maxSpace: 0 })
+  const platform = await createPlatform(kernel.emit, em, { name: 'Default', maxUsers: 0, maxSpace: 0 })
   const { user, apiKey } = await createUser(em, {
     platform,
     username: 'admin',

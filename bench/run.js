@@ -172,7 +172,7 @@ async function mediactlServer() {
   await kernel.migrator.up()
   await kernel.seed()
   const em = kernel.em()
-  const platform = await createPlatform(kernel.services, em, { name: 'Default', maxUsers: 0, maxSpace: 0 })
+  const platform = await createPlatform(kernel.emit, em, { name: 'Default', maxUsers: 0, maxSpace: 0 })
   const { apiKey } = await createUser(em, {
     platform,
     username: 'admin',
@@ -204,7 +204,7 @@ async function mediactlServer() {
   // the Viewer role on the platform. A platform of its own keeps the Default platform's info
   // answer (its created_users count) as in the scenarios above.
   const identity = await dist('plugins/identity/index.js')
-  const campus = await createPlatform(kernel.services, em, { name: 'Campus', maxUsers: 0, maxSpace: 0 })
+  const campus = await createPlatform(kernel.emit, em, { name: 'Campus', maxUsers: 0, maxSpace: 0 })
   const publisher = await em.findOneOrFail(identity.ProfileEntity, { platform: campus, name: 'Publisher' })
   const userRows = []
   for (let i = 1; i < settings.users; i++) {
