@@ -412,17 +412,18 @@ describe('a run whose lease is lost is taken back', () => {
         expect(Date.now() - stolenAt, 'stuck running with a lost lease').toBeLessThan(10_000)
       }
       if (job.state === 'waiting') {
-        expect(lease.lease_owner).toBeNull()
         expect([job.attempts, job.runAfter.getTime() <= Date.now()]).toEqual([1, true])
         expect(job.lastError).toMatch(/^interrupted: the process running it stopped/)
       }
-      if (job.state === 'running' && job.attempts === 2) expect(lease.lease_owner).toBe(app.kernel.jobs.owner)
       const still =
         again.state === job.state &&
         again.attempts === job.attempts &&
         again.updatedAt.getTime() === job.updatedAt.getTime()
       if (still) {
         checked += 1
+        // The lease was read between two equal looks: it is that state's (a run ending in between clears it).
+        if (job.state === 'waiting') expect(lease.lease_owner).toBeNull()
+        if (job.state === 'running' && job.attempts === 2) expect(lease.lease_owner).toBe(app.kernel.jobs.owner)
         if (job.state === 'waiting') {
           expect(sample).toEqual({
             status: 'waiting',
