@@ -6,8 +6,10 @@ export default defineConfig({
     // The pages' scripts are served from their bundles (dist/browser/): built fresh for every run.
     globalSetup: ['test/helpers/browser-bundles.setup.ts'],
     pool: 'forks',
-    // Two cores: two test files at a time; most time is spent on sockets and the database.
-    maxWorkers: 2,
+    // Three files at a time on two cores: the end-to-end and browser files spend most of their time waiting on the
+    // child processes they start (mediactl, Chromium, ffmpeg), which left a third of the CPU idle with two
+    // (npm test: 313 s with two, 279 s with three; docs/decisions.md).
+    maxWorkers: 3,
     // Each worker process runs file after file with its modules loaded once: a fresh process per file
     // spent 4 of the suite's 16 minutes importing the kernel and every plugin again (docs/decisions.md).
     // Files therefore restore what they change in the process (environment variables, listeners).

@@ -13,6 +13,11 @@ export interface ServeOptions extends BootRequest {
   migrate?: boolean
   /** Initialize the instance first when needed (implies migrate). */
   init?: Omit<InitOptions, keyof BootRequest>
+  /**
+   * In an HTTP process of `serve --processes N` (serve-cluster.ts), its number from 1: the
+   * primary serves the metrics of all, and process 1 alone runs the jobs.
+   */
+  httpProcess?: number
 }
 
 export interface Serving extends Listening {
@@ -43,10 +48,11 @@ export async function serve(options: ServeOptions): Promise<Serving> {
       await kernel.migrator.up((m) => kernel.log.info({ migration: m.name }, 'migrating'))
     }
     const listening = await kernel.listen(options.port, options.host)
-    await kernel.serveMetrics()
+    if (options.httpProcess) kernel.shareMetrics()
+    else await kernel.serveMetrics()
     const { ports } = kernel.services
     // The reconciler runs in every serving process; the jobs themselves only where the transport says so.
-    const consume = ports.has('queue') && ports.get('queue').consumesInServe
+    const consume = ports.has('queue') && ports.get('queue').consumesInServe && (options.httpProcess ?? 1) === 1
     const jobs = (await kernel.startJobs({ consume })) && consume
     return { ...listening, kernel, initialized, jobs, stop: () => kernel.close() }
   } catch (error) {

@@ -57,6 +57,8 @@ export { ensureKeyPair, ensureSecret, instancePaths, readSecret } from './instan
 export { Kernel, type BootOptions, type Listening, type StartJobsOptions } from './kernel.js'
 export { createLogger, type Logger } from './log.js'
 export type { Counter, Gauge, Histogram, PluginMetrics } from './metrics/metrics-registry.js'
+export { clusterMetrics, shareMetricsWithPrimary } from './metrics/metrics-cluster.js'
+export { listenMetrics } from './metrics/metrics-server.js'
 export {
   catalogOf,
   definePlugin,

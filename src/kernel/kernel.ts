@@ -25,6 +25,7 @@ import { probeRoutes } from './http/probes.routes.js'
 import { Readiness } from './readiness.js'
 import { Metrics } from './metrics/metrics.js'
 import { MetricsRegistry } from './metrics/metrics-registry.js'
+import { shareMetricsWithPrimary } from './metrics/metrics-cluster.js'
 import { listenMetrics } from './metrics/metrics-server.js'
 import { type Logger, createLogger } from './log.js'
 import { type PluginCatalog, type PluginContext, type PluginDefinition, type Seeder } from './plugin.js'
@@ -339,6 +340,15 @@ export class Kernel {
     this.metricsServer = server
     this.log.info({ url }, 'metrics served')
     return url
+  }
+
+  /**
+   * In an HTTP process of `serve --processes N`: no listener of its own; the primary serves the
+   * sum of every process's metrics on `metrics.port` (metrics-cluster.ts).
+   */
+  shareMetrics(): void {
+    this.metrics.collectProcess()
+    shareMetricsWithPrimary(this.metricsRegistry.registry)
   }
 
   /**

@@ -124,6 +124,9 @@ export class Instance {
         'data_dir: ./data',
         ...(database.url ? [`database: { url: '${database.url}' }`] : []),
         `jobs: { concurrency: 2, backoff: 1, lease: ${options.lease ?? 5}, reconcile_interval: 2 }`,
+        // One serving process, also on PostgreSQL: a fault kills it and the test restarts it (under
+        // serve --processes N the primary would; test/e2e/serve-processes.test.ts).
+        'http: { processes: 1 }',
         `encoder-ffmpeg: ${JSON.stringify(SMALL_ENCODER)}`,
         `plugins: [root, platforms, identity, storage-fs, metadata, files, encoder-ffmpeg, queue-${backend.queue}, encoding]`,
         ...queue,

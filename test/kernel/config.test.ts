@@ -45,6 +45,7 @@ describe('loadConfig defaults', () => {
     expect(config.http).toEqual({
       host: '0.0.0.0',
       port: 8080,
+      processes: 0,
       body_limit: 1048576,
       max_fields: 200,
       max_list: 5000,

@@ -35,6 +35,8 @@ export const kernelConfigSchema = z
         host: z.string().min(1),
         /** TCP port to listen on (0 picks a free one). */
         port: z.number().int().min(0).max(65535),
+        /** HTTP processes `serve` runs on the port (node:cluster); 0: one on SQLite, one per CPU core on PostgreSQL. */
+        processes: z.number().int().min(0).max(256),
         /** Largest non-upload request body, in bytes. */
         body_limit: positiveInt,
         /** Most form fields in one request. */

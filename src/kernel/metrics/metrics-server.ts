@@ -1,6 +1,11 @@
 import { type Server, createServer } from 'node:http'
 import { listenOn } from '../http/listen.js'
-import type { MetricsRegistry } from './metrics-registry.js'
+
+/** What the listener serves: one process's registry, or the sum of a cluster's (metrics-cluster.ts). */
+export interface MetricsSource {
+  /** The exposition text, and its content type. */
+  scrape(): Promise<{ body: string; type: string }>
+}
 
 /**
  * The metrics listener (`metrics.host`:`metrics.port`, 127.0.0.1 by default): `GET /metrics`
@@ -9,7 +14,7 @@ import type { MetricsRegistry } from './metrics-registry.js'
  * port exposes nothing of the process.
  */
 export async function listenMetrics(
-  metrics: MetricsRegistry,
+  metrics: MetricsSource,
   port: number,
   host: string,
 ): Promise<{ server: Server; url: string }> {

@@ -45,6 +45,8 @@ export class Metrics {
       help: 'Jobs in the database, by state and type (all processes).',
       labelNames: ['state', 'type'],
       registers: [this.registry],
+      // Every HTTP process of `serve --processes N` reads the same rows: the cluster's sum takes one.
+      aggregator: 'first',
       async collect() {
         this.reset()
         for (const { state, type, count } of await jobs.store.counts()) this.set({ state, type }, count)
