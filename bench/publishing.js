@@ -41,16 +41,22 @@
  *                               the database in it is used to create and drop the run's own
  *   BENCH_RESOURCES [10000]     resources in the stream (the deep page is the last 50)
  *   BENCH_PUBLISH_ROUNDS [2]    rounds of the two scenarios
+ *   BENCH_PROCESSES [cores]     also measure `mediactl serve --processes N` (bin/run.js, same data
+ *                               dir and database; CPU summed over its processes from /proc); 0 or 1: not
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { authorization, challenge, digestFetch, fetchRaw, md5 } from './digest.js'
+import { fileURLToPath } from 'node:url'
+import { authorization, challenge, fetchRaw, md5 } from './digest.js'
+import { makePublishingData } from './publishing-data.js'
 
 export const publishSettings = {
   databaseUrl: process.env.BENCH_DATABASE_URL || '',
+  // 0 or 1: no run with several processes.
+  processes: Math.max(0, Number(process.env.BENCH_PROCESSES ?? availableParallelism())),
   resources: Math.max(50, Number(process.env.BENCH_RESOURCES ?? 10_000)),
   rounds: Math.max(1, Number(process.env.BENCH_PUBLISH_ROUNDS ?? 2)),
 }
@@ -98,53 +104,6 @@ async function freshDatabase(serverUrl) {
 // ---------------------------------------------------------------------------------------
 // Child: the mediactl server with the publishing data.
 // ---------------------------------------------------------------------------------------
-
-/** A media file as the pipeline leaves a 1080p lecture: sizes and run prefix like a real run's. */
-const DURATION = 1834.56
-const RENDITIONS = [
-  ['flavor', '1080p', 'flavor-1080p.mp4', 612_402_117, 'video/mp4', 1920, 1080, DURATION],
-  ['flavor', '720p', 'flavor-720p.mp4', 371_228_040, 'video/mp4', 1280, 720, DURATION],
-  ['flavor', '480p', 'flavor-480p.mp4', 168_511_902, 'video/mp4', 854, 480, DURATION],
-  ['flavor', '360p', 'flavor-360p.mp4', 96_310_448, 'video/mp4', 640, 360, DURATION],
-  ['hls', 'hls', 'hls/', 1_263_980_331, 'application/vnd.apple.mpegurl', 1920, 1080, DURATION],
-  ['thumbnail', 'thumbnail', 'thumbnail-thumbnail.jpg', 18_204, 'image/jpeg', 640, 360, null],
-  ...Array.from({ length: 10 }, (_, i) => [
-    'snapshot',
-    String(i),
-    `snapshot-${i}.jpg`,
-    17_000 + 211 * i,
-    'image/jpeg',
-    1920,
-    1080,
-    null,
-  ]),
-]
-const SOURCE_BYTES = 1_480_327_904
-
-const SRT = (line) => `1\n00:00:00,000 --> 00:00:04,200\n${line}\n\n2\n00:00:04,400 --> 00:00:09,000\n...\n`
-
-const DESCRIPTION =
-  'Recorded in the main lecture hall. Slides, exercises and the reading list are on the course page; questions ' +
-  'go to the forum. This session covers the material of chapters 3 and 4.'
-
-/** A multipart/form-data body of text fields and files (`{ name, value }` or `{ name, filename, data }`). */
-function multipart(parts) {
-  const boundary = `mediactl-bench-${randomBytes(8).toString('hex')}`
-  const chunks = []
-  for (const part of parts) {
-    const disposition = part.filename
-      ? `form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: application/octet-stream`
-      : `form-data; name="${part.name}"`
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n\r\n`))
-    chunks.push(Buffer.from(part.data ?? part.value))
-    chunks.push(Buffer.from('\r\n'))
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`))
-  return { body: Buffer.concat(chunks), type: `multipart/form-data; boundary=${boundary}` }
-}
-
-/** The text of the first `<slug>` of an XML answer. */
-const slugIn = (xml) => /<slug><!\[CDATA\[([^\]]*)\]\]><\/slug>/.exec(xml)?.[1] ?? null
 
 /**
  * The publishing server (`--role=publishing` of bench/run.js): waits for `{ database, log }`
@@ -207,140 +166,41 @@ async function bootPublishing(dist, answerIpc, { database, log, resources }) {
   const { url } = await kernel.listen(0, '127.0.0.1')
   const cred = { username: 'admin', ha1: md5(`admin:${config.auth.realm}:${apiKey}`) }
   const knex = em.getKnex()
-
-  /** One API request to this server (a form, or a multipart body); its XML answer, which must have `status`. */
-  const call = async (method, path, status, form) => {
-    const isMultipart = Array.isArray(form)
-    const body = isMultipart ? multipart(form) : { body: new URLSearchParams(form).toString() }
-    const type = isMultipart ? body.type : 'application/x-www-form-urlencoded'
-    const res = await digestFetch(url, cred, method, path, { 'Content-Type': type }, body.body)
-    const text = res.body.toString('utf8')
-    if (res.status !== status) throw new Error(`${method} ${path} answered ${res.status}, not ${status}: ${text}`)
-    return text
-  }
+  // Every statement this process sends, through the ORM's knex and the kernel's reader (the parent asks
+  // before and after a run: queries per request).
+  let queries = 0
+  knex.on('query', () => queries++)
+  let cluster
+  process.on('message', (message) => {
+    if (message === 'queries') process.send({ queries: queries + kernel.services.reader.executed })
+    if (message?.cluster) {
+      startCluster({ dataDir, database, config, level, processes: message.cluster }).then(
+        (started) => {
+          cluster = started
+          process.send({ clusterStarted: { url: started.url, pid: started.pid } })
+        },
+        (error) => process.send({ clusterStarted: { error: String(error?.message ?? error) } }),
+      )
+    }
+  })
+  process.on('exit', () => cluster?.child.kill('SIGKILL'))
 
   const started = performance.now()
-  const media = slugIn(
-    await call('POST', '/platform/default/medias', 201, {
-      name: 'Campus TV',
-      domain_name: 'tv.campus.example',
-      domain: 'tv.campus.example',
-      contact_email: 'tv@campus.example',
-      max_streams: 0,
-    }),
-  )
-  const stream = slugIn(
-    await call('POST', `/media/${media}/streams`, 201, {
-      title: 'Lectures',
-      subtitle: 'Every lecture of the year',
-      visibility: 'visible',
-    }),
-  )
-  await call('POST', '/platform/default/metadata', 201, { name: 'Speaker', type: 'varchar', file_type: 'video,audio' })
-  await call('POST', '/platform/default/metadata', 201, {
-    name: 'Genre',
-    type: 'choice',
-    file_type: 'video,audio',
-    default_value: 'lecture,seminar,interview',
+  const {
+    media,
+    stream,
+    resource,
+    resources: count,
+    insertMs,
+  } = await makePublishingData({
+    url,
+    cred,
+    knex,
+    user,
+    platform,
+    resources,
+    postgres: Boolean(database),
   })
-
-  // The file and its renditions, as the upload and the encoding pipeline write them.
-  const now = new Date()
-  const prefix = `files/${randomBytes(12).toString('hex')}/`
-  const run = `${prefix}renditions/${randomBytes(6).toString('hex')}/`
-  const fileSlug = 'lecture-mp4'
-  const renditionBytes = RENDITIONS.reduce((sum, r) => sum + r[3], 0)
-  await knex('files').insert({
-    slug: fileSlug,
-    name: 'lecture.mp4',
-    size: SOURCE_BYTES,
-    stored_bytes: SOURCE_BYTES + renditionBytes,
-    type: 'video',
-    mime_type: 'video/mp4',
-    encoding_status: 5, // finished (ENCODING_STATUSES in plugins/files/files.types.ts)
-    encoding_progress: 100,
-    encoding_error: null,
-    storage_key: `${prefix}source`,
-    storage_prefix: prefix,
-    metadata: JSON.stringify({}),
-    user_id: user.id,
-    platform_id: platform.id,
-    directory_id: null,
-    created_at: now,
-    updated_at: now,
-  })
-  const { id: fileId } = await knex('files').where({ slug: fileSlug }).first('id')
-  await knex('renditions').insert(
-    RENDITIONS.map(([kind, name, key, size, mimeType, width, height, duration]) => ({
-      file_id: fileId,
-      kind,
-      name,
-      storage_key: `${run}${key}`,
-      size,
-      mime_type: mimeType,
-      width,
-      height,
-      duration,
-      selected: kind === 'snapshot' && name === '0',
-      created_at: now,
-    })),
-  )
-  await call('PUT', `/file/${fileSlug}`, 200, { 'metadata[Speaker]': 'Ada Lovelace', 'metadata[Genre]': 'lecture' })
-  for (const [language, line] of [
-    ['en', 'Good morning, everyone.'],
-    ['fr', 'Bonjour à toutes et à tous.'],
-  ]) {
-    await call('POST', `/file/${fileSlug}/subtitles`, 201, [
-      { name: 'language', value: language },
-      { name: 'subtitle', filename: `lecture.${language}.srt`, data: Buffer.from(SRT(line)) },
-    ])
-  }
-
-  // The stream's resources: all but the last with one batched insert in one transaction.
-  const { id: streamId } = await knex('streams').where({ slug: stream }).first('id')
-  const speaker = await knex('metadata_definitions').where({ platform_id: platform.id, name: 'Speaker' }).first('id')
-  const insertAt = performance.now()
-  const rows = []
-  for (let i = 1; i < resources; i++) {
-    const n = String(i).padStart(5, '0')
-    const at = new Date(now.getTime() - (resources - i) * 60_000)
-    rows.push({
-      slug: `lecture-${n}`,
-      title: `Lecture ${n}`,
-      subtitle: `Chapter ${(i % 12) + 1}`,
-      description: DESCRIPTION,
-      published_at: at,
-      visibility: 'visible',
-      views: (i * 37) % 1000,
-      metadata: JSON.stringify({ [speaker.id]: 'Grace Hopper' }),
-      file_id: fileId,
-      stream_id: streamId,
-      created_at: at,
-      updated_at: at,
-    })
-  }
-  await knex.transaction((trx) => knex.batchInsert('resources', rows, 500).transacting(trx))
-  const insertMs = Math.round(performance.now() - insertAt)
-
-  // The last one through the API, with its widgets: the resource of the info scenario.
-  const last = String(resources).padStart(5, '0')
-  const resource = slugIn(
-    await call('POST', `/stream/${stream}/resources`, 201, {
-      file: fileSlug,
-      title: `Lecture ${last}`,
-      subtitle: 'Kinematics',
-      description: DESCRIPTION,
-      visibility: 'visible',
-      'metadata[Speaker]': 'Grace Hopper',
-    }),
-  )
-  await call('POST', `/resource/${resource}/widgets`, 201, { name: 'Course page', size: '640x360' })
-  await call('POST', `/resource/${resource}/widgets`, 201, { name: 'Blog', size: '480x270' })
-  const [{ count }] = await knex('resources').where({ stream_id: streamId }).count({ count: '*' })
-  // PostgreSQL plans from table statistics, which autovacuum gathers soon after a bulk insert on
-  // a production server; a test server may run without autovacuum (the planner then guesses
-  // 13 rows for the stream and sorts the 10,000 on disk). SQLite: mediactl never runs ANALYZE.
-  if (database) await knex.raw('vacuum analyze')
 
   process.send({
     url,
@@ -351,10 +211,80 @@ async function bootPublishing(dist, answerIpc, { database, log, resources }) {
     media,
     stream,
     resource,
-    resources: Number(count),
+    resources: count,
     insertMs,
     setupMs: Math.round(performance.now() - started),
     logLevel: level,
+  })
+}
+
+/**
+ * `mediactl serve --processes N` on the publishing child's data dir and database (its secret and
+ * key pair), as an operator runs it: bin/run.js, the log where the single process writes its own.
+ */
+async function startCluster({ dataDir, database, config, level, processes }) {
+  const { spawn } = await import('node:child_process')
+  const { openSync } = await import('node:fs')
+  const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
+  const out = level === 'info' ? openSync(join(dataDir, 'access-cluster.log'), 'a') : 'ignore'
+  const child = spawn(process.execPath, [bin, 'serve', '--processes', String(processes)], {
+    cwd: dataDir,
+    env: {
+      PATH: process.env.PATH,
+      MEDIACTL_DATA_DIR: dataDir,
+      MEDIACTL_DATABASE_URL: database,
+      MEDIACTL_SECRET: config.auth.secret,
+      MEDIACTL_HOST: '127.0.0.1',
+      MEDIACTL_PORT: '0',
+      MEDIACTL_LOG_LEVEL: level,
+    },
+    stdio: ['ignore', 'pipe', out === 'ignore' ? 'inherit' : out],
+  })
+  let text = ''
+  const url = await new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      text += chunk.toString('utf8')
+      const m = /mediactl serving on (\S+)/.exec(text)
+      if (m) resolve(m[1])
+    })
+    child.once('exit', (code) => reject(new Error(`mediactl serve --processes ${processes} exited (code ${code})`)))
+  })
+  // The access log lines follow the serving line: keep draining stdout.
+  child.stdout.on('data', () => undefined)
+  return { child, url, pid: child.pid }
+}
+
+/** CPU time (user + system, µs) of a process and its children so far, from /proc (Linux). */
+function treeCpuUs(pid) {
+  const ticks = 100 // USER_HZ: 100 on Linux on every architecture Node supports
+  const stat = (p) => {
+    try {
+      // The fields after the command name (which may hold spaces), from "state" on.
+      const after = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')
+      return { ppid: Number(after[1]), cpu: Number(after[11]) + Number(after[12]) }
+    } catch {
+      return null
+    }
+  }
+  let total = stat(pid)?.cpu ?? 0
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    const s = stat(entry)
+    if (s?.ppid === pid) total += s.cpu
+  }
+  return (total / ticks) * 1e6
+}
+
+/** Asks a bench child for something and waits for the answer carrying `key`. */
+function askChild(child, command, key) {
+  return new Promise((resolve) => {
+    const onMessage = (message) => {
+      if (typeof message !== 'object' || message === null || !(key in message)) return
+      child.off('message', onMessage)
+      resolve(message[key])
+    }
+    child.on('message', onMessage)
+    child.send(command)
   })
 }
 
@@ -494,18 +424,42 @@ export async function runPublishing({
       })
     }
 
+    // The same server as an operator runs it with several processes (`serve --processes N`), when asked.
+    let clusterInfo
+    if (publishSettings.processes > 1) {
+      const started = await askChild(server.child, { cluster: publishSettings.processes }, 'clusterStarted')
+      if (started.error) throw new Error(started.error)
+      clusterInfo = started
+      say(`publish: mediactl serve --processes ${publishSettings.processes} at ${started.url}`)
+    }
+
     // The deep page once more from a single connection: the latency of the answer itself, without
     // the queue 50 connections make (informative; the goal is read at the usual 50 connections).
     const single = (url, requests, duration) =>
       autocannon({ url, connections: 1, pipelining: 1, duration, requests, timeout: 10 })
     for (let round = 1; round <= publishSettings.rounds; round++) {
       for (const s of scenarios) {
+        const cpuOf = (child) => () => child.cpu()
         const targets = [
-          { server: 'bare node:http', url: bareInfo.url, child: bare, connections: settings.connections },
-          { server: 'mediactl', url: app.url, child: server, connections: settings.connections },
+          { server: 'bare node:http', url: bareInfo.url, cpu: cpuOf(bare), connections: settings.connections },
+          {
+            server: 'mediactl',
+            url: app.url,
+            cpu: cpuOf(server),
+            connections: settings.connections,
+            queries: () => askChild(server.child, 'queries', 'queries'),
+          },
         ]
+        if (clusterInfo) {
+          targets.push({
+            server: `mediactl, ${publishSettings.processes} processes`,
+            url: clusterInfo.url,
+            cpu: async () => treeCpuUs(clusterInfo.pid),
+            connections: settings.connections,
+          })
+        }
         if (s.key === 'page')
-          targets.push({ server: 'mediactl, 1 connection', url: app.url, child: server, connections: 1 })
+          targets.push({ server: 'mediactl, 1 connection', url: app.url, cpu: cpuOf(server), connections: 1 })
         for (const target of targets) {
           say(`publish: round ${round}, ${s.key === 'info' ? 'resource info' : 'deep page'} on ${target.server} ...`)
           const load = (requests, duration) =>
@@ -519,9 +473,11 @@ export async function runPublishing({
           }
           if (settings.warmup > 0) await load(digestRequests(cred, await pool(), s.path, s.headers), settings.warmup)
           const requests = digestRequests(cred, await pool(), s.path, s.headers)
-          const cpuBefore = await target.child.cpu()
+          const cpuBefore = await target.cpu()
+          const queriesBefore = await target.queries?.()
           const result = await load(requests, settings.duration)
-          const cpuUs = (await target.child.cpu()) - cpuBefore
+          const cpuUs = (await target.cpu()) - cpuBefore
+          const queries = target.queries ? (await target.queries()) - queriesBefore : null
           out.rows.push({
             scenario: s.key === 'info' ? 'resource info' : 'deep page',
             key: s.key,
@@ -532,13 +488,22 @@ export async function runPublishing({
             headers: s.headers,
             ...summarize(result),
             cpuUsPerRequest: Math.round(cpuUs / Math.max(1, result.requests.total)),
+            // Statements sent to the database per answered request (the single process counts them).
+            queriesPerRequest:
+              queries === null ? null : Math.round((queries / Math.max(1, result.requests.total)) * 10) / 10,
             ratio: null,
+            scaling: null,
           })
         }
         const ofRound = out.rows.filter((r) => r.round === round && r.key === s.key)
         const bareRow = ofRound.find((r) => r.server === 'bare node:http')
         const appRow = ofRound.find((r) => r.server === 'mediactl')
         appRow.ratio = appRow.rps / bareRow.rps
+        const clusterRow = ofRound.find((r) => r.server.endsWith(' processes'))
+        if (clusterRow) {
+          clusterRow.ratio = clusterRow.rps / bareRow.rps
+          clusterRow.scaling = clusterRow.rps / appRow.rps
+        }
       }
     }
   } finally {
@@ -553,7 +518,18 @@ export async function runPublishing({
   const pages = app('page')
   const singles = out.rows.filter((r) => r.key === 'page' && r.connections === 1)
   const postgres = out.database.startsWith('PostgreSQL')
+  const clustered = out.rows.filter((r) => r.scaling !== null)
   out.goals = {
+    scaling: clustered.length
+      ? {
+          processes: publishSettings.processes,
+          target: 0.7 * publishSettings.processes,
+          best: Math.max(...clustered.map((r) => r.scaling)),
+          worst: Math.min(...clustered.map((r) => r.scaling)),
+          met: clustered.every((r) => r.scaling >= 0.7 * publishSettings.processes),
+          metBest: clustered.some((r) => r.scaling >= 0.7 * publishSettings.processes),
+        }
+      : null,
     ratio: {
       target: PUBLISH_GOAL.ratio,
       best: Math.max(...infos.map((r) => r.ratio)),
@@ -592,6 +568,8 @@ export function formatPublishTable(out) {
     'errors',
     'vs bare',
     'CPU µs/req',
+    'queries/req',
+    'vs 1 process',
   ]
   const lines = out.rows.map((r) => [
     r.scenario,
@@ -604,6 +582,8 @@ export function formatPublishTable(out) {
     String(r.errors + r.timeouts),
     r.server === 'bare node:http' ? '100%' : r.ratio === null ? '-' : `${(r.ratio * 100).toFixed(1)}%`,
     String(r.cpuUsPerRequest),
+    r.queriesPerRequest === null || r.queriesPerRequest === undefined ? '-' : String(r.queriesPerRequest),
+    r.scaling ? `${r.scaling.toFixed(2)}x` : '-',
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)))
   const fmt = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
@@ -627,5 +607,12 @@ export function publishGoalLines(out) {
       `(${out.database}${g.p99.applies ? '' : ': informative'}): ${g.p99.best} to ${g.p99.worst} ms -> ` +
       `${verdict(g.p99)}` +
       (g.p99.single ? ` (from 1 connection: p99 ${g.p99.single.best} to ${g.p99.single.worst} ms)` : ''),
+    ...(g.scaling
+      ? [
+          `goal: ${g.scaling.processes} processes >= ${g.scaling.target.toFixed(1)}x the req/s of one ` +
+            `(${out.database}, the load generator on the same ${availableParallelism()} cores): ` +
+            `${g.scaling.worst.toFixed(2)}x to ${g.scaling.best.toFixed(2)}x -> ${verdict(g.scaling)}`,
+        ]
+      : []),
   ]
 }

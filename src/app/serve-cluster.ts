@@ -125,12 +125,12 @@ export async function serveCluster(options: ClusterOptions): Promise<ClusterServ
     const alive = [...workers.values()].filter((w) => !w.isDead())
     const exits = alive.map((w) => new Promise<void>((resolve) => w.once('exit', () => resolve())))
     for (const w of alive) w.process.kill('SIGTERM')
-    // Each process bounds its own shutdown (http.shutdown_timeout per step); past three of them it hangs.
+    // Each process bounds its own shutdown (http.shutdown_timeout per step); past four of them (connections, cut requests, jobs, plugins) it hangs.
     const bound = setTimeout(
       () => {
         for (const w of alive) if (!w.isDead()) w.process.kill('SIGKILL')
       },
-      config.http.shutdown_timeout * 3000 + 5000,
+      config.http.shutdown_timeout * 4000 + 5000,
     )
     await Promise.all(exits)
     clearTimeout(bound)

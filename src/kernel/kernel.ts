@@ -27,6 +27,7 @@ import { Metrics } from './metrics/metrics.js'
 import { MetricsRegistry } from './metrics/metrics-registry.js'
 import { shareMetricsWithPrimary } from './metrics/metrics-cluster.js'
 import { listenMetrics } from './metrics/metrics-server.js'
+import { InFlight } from './http/in-flight.js'
 import { type Logger, createLogger } from './log.js'
 import { type PluginCatalog, type PluginContext, type PluginDefinition, type Seeder } from './plugin.js'
 import { PluginServices, type ServiceKey } from './plugin-services.js'
@@ -80,6 +81,8 @@ export class Kernel {
   /** The process's metrics registry: the kernel's metrics and the plugins' (`ctx.metrics`), from boot. */
   private readonly metricsRegistry = new MetricsRegistry()
   private readonly metrics: Metrics
+  /** The request handlers still running (a cut request's handler outlives its response). */
+  readonly inFlight = new InFlight()
   /** The metrics listener, once `serveMetrics` started it. */
   private metricsServer: Server | undefined
   private closing = false
@@ -317,6 +320,7 @@ export class Kernel {
       authenticate,
       challenge,
       isClosing: () => this.closing,
+      inFlight: this.inFlight,
       observe: (request) => this.metrics.observe(request),
       hostPrefix: async (host) => {
         for (const resolve of this.hostResolvers) {
@@ -409,8 +413,12 @@ export class Kernel {
       // Sockets' own close events (each writes its access-log line) may still be queued.
       await new Promise<void>((resolve) => setImmediate(resolve))
     }
-    // Before the plugins stop: handlers may still use what they provide, and the database.
     const graceMs = this.config.http.shutdown_timeout * 1000
+    // Handlers of cut requests may still be cleaning up with the database and storage.
+    if (!(await this.inFlight.idle(graceMs))) {
+      this.log.warn({ handlers: this.inFlight.count }, 'request handlers still running at shutdown')
+    }
+    // Before the plugins stop: handlers may still use what they provide, and the database.
     if (this.jobsStarted) {
       this.jobsStarted = false
       await this.jobs

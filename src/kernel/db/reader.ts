@@ -18,6 +18,8 @@ export interface Reader {
   all<T extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>
   /** The number in the column `n` of a `select count(*) as n ...` (PostgreSQL answers bigints as text). */
   count(sql: string, params?: readonly unknown[]): Promise<number>
+  /** Statements run since the reader opened (the benchmark's queries per request). */
+  readonly executed: number
   /** Releases the reader's own resources. */
   close(): void
 }
@@ -39,6 +41,7 @@ async function countOf(reader: Pick<Reader, 'one'>, sql: string, params?: readon
 class SqliteReader implements Reader {
   private readonly db: Database.Database
   private readonly statements = new Map<string, Database.Statement>()
+  executed = 0
 
   constructor(file: string) {
     this.db = new Database(file, { readonly: true, fileMustExist: true })
@@ -46,6 +49,7 @@ class SqliteReader implements Reader {
   }
 
   private statement(sql: string): Database.Statement {
+    this.executed++
     let statement = this.statements.get(sql)
     if (!statement) {
       statement = this.db.prepare(sql)
@@ -115,10 +119,12 @@ interface KnexClient {
  */
 class PostgresReader implements Reader {
   private readonly statements = new Map<string, { name?: string; text: string }>()
+  executed = 0
 
   constructor(private readonly knex: Knex) {}
 
   private statement(sql: string): { name?: string; text: string } {
+    this.executed++
     let statement = this.statements.get(sql)
     if (!statement) {
       const text = numberedPlaceholders(sql)
@@ -160,8 +166,14 @@ export function openReader(target: DatabaseTarget, knex: Knex): Reader {
 /** Opens the SQLite connection on first use, so a kernel can boot before the file exists. */
 class LazySqliteReader implements Reader {
   private reader: SqliteReader | undefined
+  // Statements of the connections closed before the current one.
+  private closedExecuted = 0
 
   constructor(private readonly file: string) {}
+
+  get executed(): number {
+    return this.closedExecuted + (this.reader?.executed ?? 0)
+  }
 
   private get inner(): SqliteReader {
     this.reader ??= new SqliteReader(this.file)
@@ -181,6 +193,7 @@ class LazySqliteReader implements Reader {
   }
 
   close(): void {
+    this.closedExecuted = this.executed
     this.reader?.close()
     this.reader = undefined
   }

@@ -1,3 +1,4 @@
+import type { InFlight } from './in-flight.js'
 import { randomUUID } from 'node:crypto'
 import { isCancelledStatement, isOutage, outageOf } from './outage.js'
 import { type IncomingMessage, STATUS_CODES, type Server, type ServerResponse, createServer } from 'node:http'
@@ -130,6 +131,8 @@ function requestIdOf(req: IncomingMessage): string {
 export interface HttpAppOptions {
   services: KernelServices
   routes: RouteTable
+  /** Counts the handlers still running (shutdown waits for them). */
+  inFlight?: InFlight
   /** Called once per request, when its connection is done with it (metrics). */
   observe?(request: RequestObservation): void
   /** Authenticates a request (Digest + the credentials port). */
@@ -345,10 +348,11 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
     })
     // Last line of defence: even answering the error failed (a header a handler built from
     // input, a socket gone). That request is lost, not the process.
-    handle(req, res, state).catch((error: unknown) => {
+    const handled = handle(req, res, state).catch((error: unknown) => {
       log.error({ err: error, id: state.id, method: req.method, path: loggedTarget(req.url) }, 'answer failed')
       res.destroy()
     })
+    options.inFlight?.track(handled)
   }
 }
 

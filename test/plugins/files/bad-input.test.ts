@@ -55,9 +55,14 @@ describe('bad input: file names, cut connections, malformed bodies, oversize fil
     const keys = await storedKeys(app)
     const files = await countRows(app, 'files')
     const used = await usedSpace(app)
+    const started = app.kernel.inFlight.started
     await run()
     // A body cut off is answered by the server's client-error path at once, while the upload
-    // handler may still be removing what it had begun to store: wait for that to settle.
+    // handler may still be removing what it had begun to store: wait for that handler to end
+    // (the tables alone can look clean before a slow handler has even written its guard).
+    await waitFor(() => app.kernel.inFlight.started > started && app.kernel.inFlight.count === 0, {
+      message: 'the request handlers to end',
+    })
     await waitFor(
       async () =>
         tempFiles(app).length === 0 &&
