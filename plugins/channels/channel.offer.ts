@@ -1,4 +1,4 @@
-import { type Reader, serviceKey } from '../../src/kernel/index.js'
+import { type ProcessCache, type Reader, serviceKey } from '../../src/kernel/index.js'
 import type { RenditionView } from '../encoding/index.js'
 import type { ChannelTypeRegistry } from './channel-type.registry.js'
 import type { ChannelType, FlavorChoice } from './channel.types.js'
@@ -46,12 +46,16 @@ export interface ChannelOffers {
 /** The channels plugin's offers, for the plugins that depend on it. */
 export const CHANNEL_OFFERS = serviceKey<ChannelOffers>('channels.offers')
 
-/** The offers of the channel types of `registry` (one per kernel: several may share a process). */
-export function channelOffers(registry: ChannelTypeRegistry): ChannelOffers {
+/**
+ * The offers of the channel types of `registry` (one per kernel: several may share a process),
+ * each media's online channel types kept in `cache` until a channel changes: every answer
+ * showing a resource asks, and channels change rarely.
+ */
+export function channelOffers(registry: ChannelTypeRegistry, cache: ProcessCache<string[]>): ChannelOffers {
   return {
     async of(reader, mediaId) {
       const types = await registry.types()
-      const words = await channelQueries.onlineTypes(reader, mediaId)
+      const words = await cache.get(String(mediaId), () => channelQueries.onlineTypes(reader, mediaId))
       return offerOf(words.map((word) => types.get(word)).filter((type): type is ChannelType => type !== undefined))
     },
   }

@@ -9,6 +9,7 @@ import { deleteChannelsOf, seedChannels } from './channel.service.js'
 import type { ChannelType } from './channel.types.js'
 import './channels.events.js'
 import init from './migrations/20261208-channels-init.js'
+import watch from './migrations/20270127-channels-watch.js'
 import { syndicationChannelType } from './syndication.channel-type.js'
 import { webChannelType } from './web.channel-type.js'
 import { widgetChannelType } from './widget.channel-type.js'
@@ -42,11 +43,11 @@ export default definePlugin({
   name: 'channels',
   dependsOn: ['media', 'encoding'],
   entities: [ChannelEntity],
-  migrations: [init],
+  migrations: [init, watch],
   register(ctx) {
     // Per kernel, never per module: several kernels may run in one process.
     const registry = new ChannelTypeRegistry(BUILT_IN_CHANNEL_TYPES, (add) => ctx.emit('channels.types', { add }))
-    ctx.expose(CHANNEL_OFFERS, channelOffers(registry))
+    ctx.expose(CHANNEL_OFFERS, channelOffers(registry, ctx.cache<string[]>({ tables: ['channels'] })))
     ctx.routes((r) => {
       channelRoutes(r, registry)
     })

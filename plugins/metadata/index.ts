@@ -1,9 +1,13 @@
 import { definePlugin } from '../../src/kernel/index.js'
+import { METADATA_DEFINITIONS, metadataDefinitions } from './definitions.service.js'
 import { MetadataDefinitionEntity } from './metadata.entity.js'
+import type { MetadataDefinitionView } from './metadata.types.js'
 import { metadataRoutes } from './metadata.routes.js'
 import init from './migrations/20261122-metadata-init.js'
+import watch from './migrations/20270127-metadata-watch.js'
 import './metadata.events.js'
 
+export { METADATA_DEFINITIONS, type MetadataDefinitions } from './definitions.service.js'
 export { type MetadataDefinition, MetadataDefinitionEntity } from './metadata.entity.js'
 export { metadataQueries } from './metadata.queries.js'
 export { metadataValuesXml } from './metadata.xml.js'
@@ -32,8 +36,10 @@ export default definePlugin({
   name: 'metadata',
   dependsOn: ['platforms', 'identity'],
   entities: [MetadataDefinitionEntity],
-  migrations: [init],
+  migrations: [init, watch],
   register(ctx) {
+    const cache = ctx.cache<MetadataDefinitionView[]>({ tables: ['metadata_definitions', 'platforms'] })
+    ctx.expose(METADATA_DEFINITIONS, metadataDefinitions(ctx.reader, cache))
     ctx.routes((r) => metadataRoutes(r, ctx.emit))
     // The foreign key cascades too; deleting explicitly keeps the outcome independent of it.
     ctx.on('platform.deleting', async ({ em, platform }) => {

@@ -1,6 +1,6 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import { CHANNEL_OFFERS } from '../channels/index.js'
-import '../metadata/index.js'
+import { METADATA_DEFINITIONS } from '../metadata/index.js'
 import { STREAM_KIND, streamQueries } from '../streams/index.js'
 import init from './migrations/20261209-resources-init.js'
 import { resourceMediaRoutes } from './resource-media.routes.js'
@@ -66,7 +66,12 @@ export default definePlugin({
       },
     })
     const offers = ctx.use(CHANNEL_OFFERS)
-    const details = new ResourceDescriber(offers, ctx.emit, ctx.tokens)
+    const details = new ResourceDescriber({
+      offers,
+      definitions: ctx.use(METADATA_DEFINITIONS),
+      emit: ctx.emit,
+      tokens: ctx.tokens,
+    })
     ctx.expose(RESOURCE_DETAILS, details)
     ctx.routes((r) => {
       resourceRoutes(r, ctx.config, ctx.emit, details)

@@ -2,7 +2,7 @@ import { type Emit, type HttpContext, type Tokens, serviceKey } from '../../src/
 import type { ChannelOffer, ChannelOffers, FlavorChoice } from '../channels/index.js'
 import { type RenditionView, renditionQueries } from '../encoding/index.js'
 import { type FileView, fileQueries } from '../files/index.js'
-import { type MetadataDefinitionView, type MetadataValue, metadataQueries } from '../metadata/index.js'
+import type { MetadataDefinitionView, MetadataDefinitions, MetadataValue } from '../metadata/index.js'
 import { subtitleQueries } from '../subtitles/index.js'
 import type { ResourceExtras } from './resource.events.js'
 import type { ResourceView } from './resource.queries.js'
@@ -77,6 +77,14 @@ function perKey<K, V>(load: (key: K) => Promise<V>): (key: K) => Promise<V> {
   }
 }
 
+/** What describing resources uses, from the plugins the resources plugin depends on. */
+export interface DescriberParts {
+  offers: ChannelOffers
+  definitions: MetadataDefinitions
+  emit: Emit
+  tokens: Tokens
+}
+
 /** How a resource's details are made: with media tokens or not, and their lifetime. */
 export interface DescribeOptions {
   withToken: boolean
@@ -88,11 +96,7 @@ export interface DescribeOptions {
  * feeds), exposed as `RESOURCE_DETAILS` to the plugins that show resources.
  */
 export class ResourceDescriber {
-  constructor(
-    private readonly offers: ChannelOffers,
-    private readonly emit: Emit,
-    private readonly tokens: Tokens,
-  ) {}
+  constructor(private readonly parts: DescriberParts) {}
 
   /** See `describeResources`. */
   describe(
@@ -100,7 +104,7 @@ export class ResourceDescriber {
     resources: readonly ResourceView[],
     options: DescribeOptions,
   ): Promise<Map<number, ResourceDetails>> {
-    return describeResources(this.offers, this.emit, this.tokens, c, resources, options)
+    return describeResources(this.parts, c, resources, options)
   }
 }
 
@@ -112,9 +116,7 @@ export const RESOURCE_DETAILS = serviceKey<ResourceDescriber>('resources.details
  * data for the whole list: files, renditions, subtitles, definitions, channels, widgets.
  */
 async function describeResources(
-  offers: ChannelOffers,
-  emit: Emit,
-  tokens: Tokens,
+  { offers, definitions: definitionsOfPlatform, emit, tokens }: DescriberParts,
   c: HttpContext,
   resources: readonly ResourceView[],
   options: DescribeOptions,
@@ -126,7 +128,7 @@ async function describeResources(
     renditionQueries.ofFiles(reader, fileIds, { snapshots: 'selected' }),
     subtitleQueries.ofFiles(reader, fileIds),
   ])
-  const definitionsOf = perKey((platformId: number) => metadataQueries.ofPlatform(reader, platformId))
+  const definitionsOf = perKey((platformId: number) => definitionsOfPlatform.ofPlatform(platformId))
   const offerOf = perKey((mediaId: number): Promise<ChannelOffer> => offers.of(reader, mediaId))
   const extras = new Map<number, ResourceExtras>(resources.map((r) => [r.id, { widgets: [] }]))
   if (resources.length) await emit('resource.describe', { reader, resources, extras })

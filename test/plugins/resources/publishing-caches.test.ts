@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { makePublishingData } from '../../../bench/publishing-data.js'
+import type { Kernel } from '../../../src/kernel/index.js'
+import { type TestApp, startApp } from '../../helpers/app.js'
+import { TEST_PG_URL } from '../../helpers/database.js'
+import { DigestClient } from '../../helpers/digest-client.js'
+import { bootOn } from '../../helpers/kernel.js'
+import { waitFor } from '../../helpers/wait.js'
+
+/**
+ * What every resource answer shows from rarely changed rows, kept per process on PostgreSQL
+ * (a platform's metadata definitions, a media's online channel types): a change made through
+ * one serving process shows in the other's answers within a second (SQLite reads through).
+ */
+describe("a platform's definitions and a media's channels, cached per process", () => {
+  let a: TestApp
+  let b: Kernel
+  let bDir: string
+  let adminB: DigestClient
+  let data: { media: string; resource: string }
+
+  const infoOnB = async (): Promise<string> => {
+    const res = await adminB.get(`/resource/${data.resource}`)
+    expect(res.status, res.body).toBe(200)
+    return res.body
+  }
+  /** Waits at most one second (the issue's bound) for B's resource info to satisfy `test`. */
+  const bShows = (test: (body: string) => boolean, what: string) =>
+    waitFor(async () => test(await infoOnB()), { timeout: 1000, interval: 20, message: what })
+
+  beforeAll(async () => {
+    a = await startApp()
+    const knex = a.kernel.em().getKnex()
+    const realm = a.kernel.config.auth.realm
+    data = await makePublishingData({
+      url: a.url,
+      cred: { username: 'admin', ha1: createHash('md5').update(`admin:${realm}:${a.admin.apiKey}`).digest('hex') },
+      knex,
+      user: (await knex('users').where({ username: 'admin' }).first('id')) as { id: number },
+      platform: (await knex('platforms').first('id')) as { id: number },
+      resources: 3,
+      postgres: Boolean(TEST_PG_URL),
+    })
+    const url = a.kernel.config.database.url || `sqlite://${join(a.dataDir, 'mediactl.sqlite')}`
+    bDir = mkdtempSync(join(tmpdir(), 'mediactl-second-'))
+    b = await bootOn(bDir, { overrides: { database: { url }, auth: { secret: 'another-process' } } })
+    const { url: bUrl } = await b.listen(0, '127.0.0.1')
+    adminB = new DigestClient(bUrl, 'admin', a.admin.apiKey)
+    if (TEST_PG_URL) await waitFor(() => a.kernel.cachesLive && b.cachesLive, { message: 'both change feeds live' })
+  })
+  afterAll(async () => {
+    await b?.close()
+    await a?.close()
+    if (bDir) rmSync(bDir, { recursive: true, force: true })
+  })
+
+  it('a definition renamed in one process is named anew by the other within a second', async () => {
+    // B reads (and on PostgreSQL keeps) the definitions.
+    for (let i = 0; i < 3; i++) expect(await infoOnB()).toContain('<speaker name="Speaker">')
+    const res = await a.client.put('/metadata/speaker', { form: { name: 'Lecturer' } })
+    expect(res.status, res.body).toBe(200)
+    await bShows((body) => body.includes('name="Lecturer"') && !body.includes('name="Speaker"'), 'the new name on B')
+  })
+
+  it("a media's channels taken offline in one process drop its flavors and player from the other's answers within a second", async () => {
+    for (let i = 0; i < 3; i++) expect(await infoOnB()).toContain('<flavor name="1080p">')
+    for (const channel of ['web', 'widget']) {
+      const res = await a.client.put(`/media/${data.media}/channel/${data.media}-${channel}`, {
+        form: { is_online: '0' },
+      })
+      expect(res.status, res.body).toBe(201)
+    }
+    await bShows((body) => !body.includes('<flavor ') && !body.includes('<player '), 'no flavor nor player on B')
+    const back = await a.client.put(`/media/${data.media}/channel/${data.media}-web`, { form: { is_online: '1' } })
+    expect(back.status, back.body).toBe(201)
+    await bShows((body) => body.includes('<flavor name="1080p">'), 'the flavors back on B')
+  })
+})
