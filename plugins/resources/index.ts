@@ -1,7 +1,7 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import { CHANNEL_OFFERS } from '../channels/index.js'
 import { METADATA_DEFINITIONS } from '../metadata/index.js'
-import { STREAM_KIND, streamQueries } from '../streams/index.js'
+import { STREAM_KIND } from '../streams/index.js'
 import init from './migrations/20261209-resources-init.js'
 import { resourceMediaRoutes } from './resource-media.routes.js'
 import { RESOURCE_DETAILS, ResourceDescriber } from './resource.details.js'
@@ -61,7 +61,9 @@ export default definePlugin({
       hidden: async (reader, id) => {
         const resource = await resourceQueries.byId(reader, id)
         return (
-          !!resource && (resource.visibility !== 'visible' || (await streamQueries.isHidden(reader, resource.streamId)))
+          !!resource &&
+          (resource.visibility !== 'visible' ||
+            (await ctx.authz.isHidden({ kind: STREAM_KIND, id: resource.streamId })))
         )
       },
     })

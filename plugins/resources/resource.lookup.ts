@@ -1,5 +1,5 @@
 import { type HttpContext, notFound } from '../../src/kernel/index.js'
-import { streamQueries } from '../streams/index.js'
+import { STREAM_KIND } from '../streams/index.js'
 import { type ResourceView, resourceQueries } from './resource.queries.js'
 
 /** The access-tree kind of resources (below streams). */
@@ -10,7 +10,7 @@ export const resourceRef = (resource: { id: number }) => ({ kind: RESOURCE_KIND,
 
 /** Whether a resource is public: visible itself, in streams that are all visible. */
 export async function isPublic(c: HttpContext, resource: ResourceView): Promise<boolean> {
-  return resource.visibility === 'visible' && !(await streamQueries.isHidden(c.reader, resource.streamId))
+  return resource.visibility === 'visible' && !(await c.authz.isHidden({ kind: STREAM_KIND, id: resource.streamId }))
 }
 
 /**

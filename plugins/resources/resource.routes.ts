@@ -2,7 +2,7 @@ import { type Emit, type HttpContext, reply, type Router } from '../../src/kerne
 import { fileQueries, wantsToken } from '../files/index.js'
 import { objectAccessesHandler, objectAccessesPermission } from '../identity/index.js'
 import { metadataQueries } from '../metadata/index.js'
-import { streamFromPath, streamQueries, streamRef } from '../streams/index.js'
+import { streamFromPath, streamRef } from '../streams/index.js'
 import type { ResourceDescriber } from './resource.details.js'
 import { readResourceFields } from './resource.fields.js'
 import { RESOURCE_KIND, resourceFromPath } from './resource.lookup.js'
@@ -38,7 +38,7 @@ export function resourceRoutes(r: Router, config: ResourcesConfig, emit: Emit, d
       const withHidden = await c.authz.can(c.principal, 'resource.view_protected', ref)
       // Inside a hidden or draft stream no resource is public: without resource.view_protected, info
       // answers 404 for each (resourceFromPath), so the list shows none of them either.
-      const shown = withHidden || !(await streamQueries.isHidden(reader, stream.id))
+      const shown = withHidden || !(await c.authz.isHidden(ref))
       const filter = {
         scope: shown ? await c.authz.scope(c.principal, RESOURCE_KIND, ref) : new Set<number>(),
         withHidden,

@@ -1,6 +1,7 @@
-import { definePlugin } from '../../src/kernel/index.js'
+import { type ObjectRef, definePlugin } from '../../src/kernel/index.js'
 import { MEDIA_KIND } from '../media/index.js'
 import init from './migrations/20261208-streams-init.js'
+import watch from './migrations/20270127-streams-watch.js'
 import { StreamEntity } from './stream.entity.js'
 import './stream.events.js'
 import { STREAM_KIND } from './stream.lookup.js'
@@ -22,20 +23,25 @@ export default definePlugin({
   name: 'streams',
   dependsOn: ['identity', 'media'],
   entities: [StreamEntity],
-  migrations: [init],
+  migrations: [init, watch],
   register(ctx) {
+    // Every read of a stream or of what it holds asks both, walking the chain of parent streams;
+    // streams change rarely: kept per process until one changes (docs/operations.md, Caches).
+    const parents = ctx.cache<ObjectRef | null>({ tables: ['streams'] })
+    const hidden = ctx.cache<boolean>({ tables: ['streams'] })
     ctx.authz.registerKind({
       kind: STREAM_KIND,
-      parent: async (reader, id) => {
-        const stream = await streamQueries.byId(reader, id)
-        if (!stream) return null
-        return stream.parentId === null
-          ? { kind: MEDIA_KIND, id: stream.mediaId }
-          : { kind: STREAM_KIND, id: stream.parentId }
-      },
+      parent: (reader, id) =>
+        parents.get(String(id), async () => {
+          const stream = await streamQueries.byId(reader, id)
+          if (!stream) return null
+          return stream.parentId === null
+            ? { kind: MEDIA_KIND, id: stream.mediaId }
+            : { kind: STREAM_KIND, id: stream.parentId }
+        }),
       idOf: async (reader, slug) => (await streamQueries.bySlug(reader, slug))?.id ?? null,
       slugOf: async (reader, id) => (await streamQueries.byId(reader, id))?.slug ?? null,
-      hidden: (reader, id) => streamQueries.isHidden(reader, id),
+      hidden: (reader, id) => hidden.get(String(id), () => streamQueries.isHidden(reader, id)),
     })
     ctx.routes((r) => streamRoutes(r, ctx.emit))
     ctx.on('media.deleting', async ({ em, ids }) => {

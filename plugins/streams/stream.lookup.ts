@@ -33,7 +33,7 @@ export async function requireOnStream(
   within: boolean,
   name = stream.slug,
 ): Promise<void> {
-  const hidden = await streamQueries.isHidden(c.reader, stream.id)
+  const hidden = await c.authz.isHidden(streamRef(stream))
   const describe = { name, kind: STREAM_KIND, hidden }
   if (within) await c.authz.requireWithin(c.principal, flag, streamRef(stream), describe)
   else await c.authz.require(c.principal, flag, streamRef(stream), describe)
@@ -44,5 +44,5 @@ export async function seesStream(c: HttpContext, stream: StreamView): Promise<bo
   const flags = await c.authz.flagsOn(c.principal, streamRef(stream))
   if (flags === 'all') return true
   if (!flags.has(`${STREAM_KIND}.view`)) return false
-  return flags.has(`${STREAM_KIND}.view_protected`) || !(await streamQueries.isHidden(c.reader, stream.id))
+  return flags.has(`${STREAM_KIND}.view_protected`) || !(await c.authz.isHidden(streamRef(stream)))
 }

@@ -126,6 +126,15 @@ export class Authz {
   }
 
   /**
+   * Whether the object is not public, as its kind says (`ObjectKind.hidden`; never for kinds
+   * without one): what decides `view_protected`, for plugins that check an object of another.
+   */
+  async isHidden(ref: ObjectRef): Promise<boolean> {
+    const kind = this.kind(ref.kind)
+    return kind.hidden ? kind.hidden(this.reader, ref.id) : false
+  }
+
+  /**
    * Whether the object is hidden from the user: not public (`ObjectKind.hidden`) and the user
    * lacks `<kind>.view_protected` on it. Lists that name objects leave such ones unnamed.
    */

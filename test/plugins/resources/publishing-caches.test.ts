@@ -16,12 +16,14 @@ import { waitFor } from '../../helpers/wait.js'
  * (a platform's metadata definitions, a media's online channel types): a change made through
  * one serving process shows in the other's answers within a second (SQLite reads through).
  */
-describe("a platform's definitions and a media's channels, cached per process", () => {
+describe("a platform's definitions, a media's channels and streams' visibility, cached per process", () => {
   let a: TestApp
   let b: Kernel
   let bDir: string
   let adminB: DigestClient
-  let data: { media: string; resource: string }
+  let data: { media: string; stream: string; resource: string }
+  /** A viewer of the media (no view_protected), talking to B. */
+  let viewerB: DigestClient
 
   const infoOnB = async (): Promise<string> => {
     const res = await adminB.get(`/resource/${data.resource}`)
@@ -50,6 +52,11 @@ describe("a platform's definitions and a media's channels, cached per process", 
     b = await bootOn(bDir, { overrides: { database: { url }, auth: { secret: 'another-process' } } })
     const { url: bUrl } = await b.listen(0, '127.0.0.1')
     adminB = new DigestClient(bUrl, 'admin', a.admin.apiKey)
+    const viewer = await a.createUser({ username: 'vera' })
+    expect((await a.client.put('/user/vera', { form: { profile: 'default-viewer' } })).status).toBe(200)
+    const access = await a.client.post('/user/vera/accesses', { form: { media: data.media, role: 'default-viewer' } })
+    expect(access.status, access.body).toBe(201)
+    viewerB = new DigestClient(bUrl, 'vera', viewer.apiKey)
     if (TEST_PG_URL) await waitFor(() => a.kernel.cachesLive && b.cachesLive, { message: 'both change feeds live' })
   })
   afterAll(async () => {
@@ -78,5 +85,19 @@ describe("a platform's definitions and a media's channels, cached per process", 
     const back = await a.client.put(`/media/${data.media}/channel/${data.media}-web`, { form: { is_online: '1' } })
     expect(back.status, back.body).toBe(201)
     await bShows((body) => body.includes('<flavor name="1080p">'), 'the flavors back on B')
+  })
+
+  it('a stream hidden in one process hides its resources from viewers of the other within a second, and shown again', async () => {
+    const viewerSees = async (): Promise<number> => (await viewerB.get(`/resource/${data.resource}`)).status
+    for (let i = 0; i < 3; i++) expect(await viewerSees()).toBe(200)
+    const hide = await a.client.put(`/stream/${data.stream}`, { form: { visibility: 'hidden' } })
+    expect(hide.status, hide.body).toBe(201)
+    const within = { timeout: 1000, interval: 20 }
+    await waitFor(async () => (await viewerSees()) === 404, { ...within, message: 'B to hide the resource' })
+    // The administrator still sees it (view_protected), from the same process.
+    expect((await adminB.get(`/resource/${data.resource}`)).status).toBe(200)
+    const show = await a.client.put(`/stream/${data.stream}`, { form: { visibility: 'visible' } })
+    expect(show.status, show.body).toBe(201)
+    await waitFor(async () => (await viewerSees()) === 200, { ...within, message: 'B to show the resource again' })
   })
 })
