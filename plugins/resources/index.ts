@@ -23,14 +23,7 @@ export {
   effectiveMetadata,
 } from './resource.details.js'
 export { RESOURCE_KIND, isPublic, resourceFromPath, resourceRef } from './resource.lookup.js'
-export {
-  RESOURCE_COLUMNS,
-  RESOURCE_FROM,
-  type ResourceFilter,
-  type ResourceView,
-  resourceQueries,
-  resourceView,
-} from './resource.queries.js'
+export { type PublicEntry, type ResourceFilter, type ResourceView, resourceQueries } from './resource.queries.js'
 export { RESOURCE_TOKEN_PURPOSE, requireResourceGrant, resourceToken } from './resource-token.js'
 export { countView } from './resource.service.js'
 export { RESOURCES_SETTINGS, type ResourcesConfig } from './resources.config.js'

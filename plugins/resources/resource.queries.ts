@@ -16,18 +16,16 @@ export type ResourceView = Pick<
   platformId: number
 }
 
-/** The columns `resourceView` reads (aliases `r` resources, `f` files, `s` streams), for other plugins' queries. */
-export const RESOURCE_COLUMNS = `r.id, r.slug, r.title, r.subtitle, r.description, r.published_at, r.visibility, r.views, r.metadata,
+/** The columns `resourceView` reads (aliases `r` resources, `f` files, `s` streams). */
+const COLUMNS = `r.id, r.slug, r.title, r.subtitle, r.description, r.published_at, r.visibility, r.views, r.metadata,
   r.file_id, f.slug as file_slug, r.stream_id, s.slug as stream_slug, s.media_id, f.platform_id`
-/** The joins `RESOURCE_COLUMNS` need. */
-export const RESOURCE_FROM = 'resources r join files f on f.id = r.file_id join streams s on s.id = r.stream_id'
-const COLUMNS = RESOURCE_COLUMNS
-const FROM = RESOURCE_FROM
+/** The joins `COLUMNS` need. */
+const FROM = 'resources r join files f on f.id = r.file_id join streams s on s.id = r.stream_id'
 
 const date = (value: unknown): Date | null => (value == null ? null : new Date(value as string | number))
 
-/** A resource's view from a row of `RESOURCE_COLUMNS`. */
-export const resourceView = (row: Record<string, unknown>): ResourceView => ({
+/** A resource's view from a row of `COLUMNS`. */
+const resourceView = (row: Record<string, unknown>): ResourceView => ({
   id: Number(row.id),
   slug: String(row.slug),
   title: String(row.title),
@@ -44,6 +42,32 @@ export const resourceView = (row: Record<string, unknown>): ResourceView => ({
   mediaId: Number(row.media_id),
   platformId: Number(row.platform_id),
 })
+
+/** A public resource as a feed lists it, with what its item needs beyond the resource's answer. */
+export interface PublicEntry {
+  resource: ResourceView
+  /** The published file's probed type (video, audio, image, document, other): it decides the download. */
+  fileType: string
+  /** When the item is dated: its `published_at`, else its creation. */
+  date: Date
+  /** Its last change (creation or update). */
+  updatedAt: Date
+}
+
+/**
+ * The public resources of a media: visible, in a stream that is visible with every stream
+ * above it. One query: the hidden streams (those not visible, and everything below them) are
+ * walked down from each one with a recursive CTE; `union` (not `union all`) ends the walk even
+ * should a cycle ever be stored.
+ */
+const NEWEST_PUBLIC = `with recursive hidden_streams(id) as (
+    select id from streams where media_id = ? and visibility <> 'visible'
+    union select c.id from streams c join hidden_streams h on c.parent_id = h.id)
+  select ${COLUMNS}, f.type as file_type, coalesce(r.published_at, r.created_at) as feed_date, r.updated_at
+  from ${FROM}
+  where s.media_id = ? and r.visibility = 'visible' and s.id not in (select id from hidden_streams)
+  order by feed_date desc, r.id desc
+  limit ?`
 
 /**
  * Which resources of a stream a list shows: `scope` as `Authz.scope` gives it (all, or the
@@ -90,6 +114,16 @@ export const resourceQueries = {
       [...params, limit, offset],
     )
     return rows.map(resourceView)
+  },
+  /** The newest `limit` public resources of a media, newest first (ties: the last created first): feeds. */
+  async newestPublic(reader: Reader, mediaId: number, limit: number): Promise<PublicEntry[]> {
+    const rows = await reader.all(NEWEST_PUBLIC, [mediaId, mediaId, limit])
+    return rows.map((row) => ({
+      resource: resourceView(row),
+      fileType: String(row.file_type),
+      date: date(row.feed_date)!,
+      updatedAt: date(row.updated_at)!,
+    }))
   },
   /** The stream id of a resource (the access tree's parent). */
   async streamOf(reader: Reader, id: number): Promise<number | null> {

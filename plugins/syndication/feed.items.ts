@@ -3,7 +3,7 @@ import { type RenditionView, renditionQueries } from '../encoding/index.js'
 import type { ResourceDescriber } from '../resources/index.js'
 import type { ChannelOffers } from '../channels/index.js'
 import type { FlavorChoice } from '../channels/index.js'
-import type { FeedEntry } from './feed.queries.js'
+import type { PublicEntry } from '../resources/index.js'
 import { syndicationChannelType } from '../channels/index.js'
 
 /**
@@ -90,7 +90,7 @@ export async function feedItems(
   sources: FeedSources,
   c: HttpContext,
   mediaId: number,
-  entries: readonly FeedEntry[],
+  entries: readonly PublicEntry[],
 ): Promise<FeedItem[]> {
   if (!entries.length) return []
   const reader = c.reader

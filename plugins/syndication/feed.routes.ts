@@ -3,7 +3,7 @@ import { type HttpContext, type Reply, type Router, notFound, reply } from '../.
 import { type MediaView, mediaQueries } from '../media/index.js'
 import { channelQueries } from '../channels/index.js'
 import { type FeedSources, feedItems } from './feed.items.js'
-import { feedQueries } from './feed.queries.js'
+import { resourceQueries } from '../resources/index.js'
 import { feedRss } from './feed.rss.js'
 import { FEED_CHANNEL_TYPE, FEED_FILE, feedUrl } from '../channels/index.js'
 
@@ -62,7 +62,7 @@ export function feedRoutes(r: Router, sources: FeedSources): void {
     `/media/:media/channel/:channel/${FEED_FILE}`,
     async (c) => {
       const media = await feedMedia(c)
-      const entries = await feedQueries.entries(c.reader, media.id, FEED_LIMIT)
+      const entries = await resourceQueries.newestPublic(c.reader, media.id, FEED_LIMIT)
       // Built when its media tokens were (the hour), or later when an item changed since.
       const signedAt = Math.floor(Date.now() / HOUR_MS) * HOUR_MS
       const lastBuild = new Date(Math.max(signedAt, ...entries.map((e) => e.updatedAt.getTime())))

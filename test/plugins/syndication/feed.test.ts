@@ -1,7 +1,7 @@
 import { XMLValidator } from 'fast-xml-parser'
 import Parser from 'rss-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { feedQueries } from '../../../plugins/syndication/feed.queries.js'
+import { resourceQueries } from '../../../plugins/resources/index.js'
 import { FEED_LIMIT } from '../../../plugins/syndication/feed.routes.js'
 import { mediaQueries } from '../../../plugins/media/index.js'
 import type { TestApp } from '../../helpers/app.js'
@@ -292,7 +292,7 @@ describe('syndication feed', () => {
 
   it('lists the newest items only, up to its limit', async () => {
     const media = await mediaQueries.bySlug(app.kernel.services.reader, slugs.media!)
-    const newest = await feedQueries.entries(app.kernel.services.reader, media!.id, 1)
+    const newest = await resourceQueries.newestPublic(app.kernel.services.reader, media!.id, 1)
     expect(newest.map((e) => e.resource.slug)).toEqual([published.second])
     expect(FEED_LIMIT).toBe(100)
   })
