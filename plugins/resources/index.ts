@@ -3,8 +3,10 @@ import { CHANNEL_OFFERS } from '../channels/index.js'
 import { METADATA_DEFINITIONS } from '../metadata/index.js'
 import { STREAM_KIND } from '../streams/index.js'
 import init from './migrations/20261209-resources-init.js'
+import buckets from './migrations/20270128-resources-buckets.js'
 import { resourceMediaRoutes } from './resource-media.routes.js'
 import { RESOURCE_DETAILS, ResourceDescriber } from './resource.details.js'
+import { ResourceBucketEntity } from './resource-bucket.entity.js'
 import { ResourceEntity } from './resource.entity.js'
 import './resource.events.js'
 import { RESOURCE_KIND } from './resource.lookup.js'
@@ -39,8 +41,8 @@ export default definePlugin({
   name: 'resources',
   dependsOn: ['identity', 'streams', 'channels', 'files', 'encoding', 'subtitles', 'metadata'],
   config: resourcesConfigSchema,
-  entities: [ResourceEntity],
-  migrations: [init],
+  entities: [ResourceEntity, ResourceBucketEntity],
+  migrations: [init, buckets],
   register(ctx) {
     ctx.expose(RESOURCES_SETTINGS, ctx.config)
     ctx.authz.registerKind({

@@ -78,6 +78,32 @@ export interface ResourceFilter {
   withHidden: boolean
 }
 
+/**
+ * Ids per bucket in `resource_buckets` (`id >> 10`, migrations/20270128-resources-buckets.ts).
+ * Pages starting below one bucket walk the index from the start, which costs less than the sum.
+ */
+const BUCKET_IDS = 1024
+
+/** The counts of a stream's buckets a list without a scope sums (every visibility, or the visible ones). */
+const bucketsOf = (withHidden: boolean): string =>
+  `select bucket, sum(n) as n from resource_buckets
+   where stream_id = ?${withHidden ? '' : ` and visibility = 'visible'`} group by bucket`
+
+/**
+ * A page from its offset: the first bucket whose running sum passes the offset, then a seek on
+ * `(stream_id, id)` at its first id, skipping fewer than one bucket's entries there. The same
+ * rows as `limit ? offset ?` over the whole stream, at about the cost of the first page. Past
+ * the end there is no such bucket: no id passes `>= null`, the page is empty.
+ */
+const seekPage = (withHidden: boolean): string => `with b as (${bucketsOf(withHidden)}),
+  c as (select bucket, n, sum(n) over (order by bucket) - n as before from b),
+  start as (select bucket, before from c where before + n > ? order by bucket limit 1)
+  select ${COLUMNS} from (select r.id from resources r
+    where r.stream_id = ?${withHidden ? '' : ` and r.visibility = 'visible'`} and r.id >= (select bucket from start) * ${BUCKET_IDS}
+    order by r.id limit ? offset coalesce(? - (select before from start), 0)) page
+  join resources r on r.id = page.id join files f on f.id = r.file_id join streams s on s.id = r.stream_id
+  order by r.id`
+
 function filtered(streamId: number, filter: ResourceFilter): { where: string; params: unknown[] } {
   const where = ['r.stream_id = ?']
   const params: unknown[] = [streamId]
@@ -101,10 +127,18 @@ export const resourceQueries = {
     return row && resourceView(row)
   },
   async count(reader: Reader, streamId: number, filter: ResourceFilter): Promise<number> {
+    // Without a scope, the sum of the stream's buckets; a scope is a list of granted ids, counted directly.
+    if (filter.scope === 'all') {
+      return reader.count(`select coalesce(sum(n), 0) as n from (${bucketsOf(filter.withHidden)}) b`, [streamId])
+    }
     const { where, params } = filtered(streamId, filter)
     return reader.count(`select count(*) as n from resources r where ${where}`, params)
   },
   async page(reader: Reader, streamId: number, filter: ResourceFilter, offset: number, limit: number) {
+    if (filter.scope === 'all' && offset >= BUCKET_IDS) {
+      const rows = await reader.all(seekPage(filter.withHidden), [streamId, offset, streamId, limit, offset])
+      return rows.map(resourceView)
+    }
     const { where, params } = filtered(streamId, filter)
     // The page's ids first, from the (stream, id) index alone: deep pages then join only their own rows.
     const rows = await reader.all(
