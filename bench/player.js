@@ -44,6 +44,7 @@ import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { digestFetch, fetchRaw, md5 } from './digest.js'
+import { multipart } from './publishing-data.js'
 import { multipartUpload, slugOf } from './uploads.js'
 
 export const playerSettings = {
@@ -66,22 +67,6 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 const round1 = (value) => Math.round(value * 10) / 10
-
-/** A multipart/form-data body of text fields and files (`{ name, value }` or `{ name, filename, data }`). */
-function multipart(parts) {
-  const boundary = `mediactl-bench-${randomBytes(8).toString('hex')}`
-  const chunks = []
-  for (const part of parts) {
-    const disposition = part.filename
-      ? `form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: application/octet-stream`
-      : `form-data; name="${part.name}"`
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n\r\n`))
-    chunks.push(Buffer.from(part.data ?? part.value))
-    chunks.push(Buffer.from('\r\n'))
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`))
-  return { body: Buffer.concat(chunks), type: `multipart/form-data; boundary=${boundary}` }
-}
 
 /** A urlencoded form. */
 const form = (fields) => ({

@@ -11,7 +11,7 @@ import {
 } from '../kernel/index.js'
 import { bootKernel } from './boot.js'
 import { type InitResult, initInstance } from './init.js'
-import { PendingMigrationsError, type ServeOptions } from './serve.js'
+import { type ServeOptions, migrateAtStart } from './serve.js'
 
 /** Tells an HTTP process of the cluster its number (1..N); read by `serve`, never a config key. */
 export const HTTP_PROCESS_VARIABLE = 'MEDIACTL_HTTP_PROCESS'
@@ -77,15 +77,7 @@ export async function serveCluster(options: ClusterOptions): Promise<ClusterServ
   const { config } = kernel
   const log: Logger = options.logger ?? createLogger(config.log_level)
   try {
-    const pending = await kernel.pendingMigrations()
-    if (pending.length) {
-      if (!options.migrate && !options.init) {
-        throw new PendingMigrationsError(
-          `${pending.length} migration(s) pending (${pending.join(', ')}): run "mediactl migrate" first, or start with "mediactl serve --migrate"`,
-        )
-      }
-      await kernel.migrator.up((m) => log.info({ migration: m.name }, 'migrating'))
-    }
+    await migrateAtStart(kernel, options, log)
     if (!kernel.services.ports.has('nonceCounter')) {
       log.warn(
         { processes: options.processes },

@@ -1,4 +1,4 @@
-import { type Kernel, type Listening } from '../kernel/index.js'
+import { type Kernel, type Listening, type Logger } from '../kernel/index.js'
 import { type BootRequest, bootKernel } from './boot.js'
 import { type InitOptions, type InitResult, initInstance } from './init.js'
 
@@ -30,6 +30,25 @@ export interface Serving extends Listening {
 }
 
 /**
+ * The pending migrations at start: applied with `--migrate` (or `init`), else refused with
+ * what to run (one process applies them: `serve`, or the primary of `serve --processes N`).
+ */
+export async function migrateAtStart(
+  kernel: Kernel,
+  options: { migrate?: boolean; init?: unknown },
+  log: Pick<Logger, 'info'>,
+): Promise<void> {
+  const pending = await kernel.pendingMigrations()
+  if (!pending.length) return
+  if (!options.migrate && !options.init) {
+    throw new PendingMigrationsError(
+      `${pending.length} migration(s) pending (${pending.join(', ')}): run "mediactl migrate" first, or start with "mediactl serve --migrate"`,
+    )
+  }
+  await kernel.migrator.up((m) => log.info({ migration: m.name }, 'migrating'))
+}
+
+/**
  * Boots the kernel and serves HTTP; refuses while migrations are pending unless asked to
  * apply them. Once listening, runs the jobs when the queue backend consumes in `serve`
  * (queue-inline; with queue-bullmq, `mediactl worker` processes do).
@@ -38,15 +57,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
   const initialized = options.init ? await initInstance({ ...options, ...options.init }) : undefined
   const kernel = await bootKernel(options)
   try {
-    const pending = await kernel.pendingMigrations()
-    if (pending.length) {
-      if (!options.migrate && !options.init) {
-        throw new PendingMigrationsError(
-          `${pending.length} migration(s) pending (${pending.join(', ')}): run "mediactl migrate" first, or start with "mediactl serve --migrate"`,
-        )
-      }
-      await kernel.migrator.up((m) => kernel.log.info({ migration: m.name }, 'migrating'))
-    }
+    await migrateAtStart(kernel, options, kernel.log)
     const listening = await kernel.listen(options.port, options.host)
     if (options.httpProcess) kernel.shareMetrics()
     else await kernel.serveMetrics()

@@ -1,5 +1,6 @@
 import type { Knex } from '@mikro-orm/knex'
 import { CHANGES_CHANNEL } from './change-feed.js'
+import { type MigrationDefinition, defineMigration } from './migration.js'
 
 const isPostgres = (knex: Knex): boolean => (knex.client as { dialect?: string }).dialect === 'postgresql'
 
@@ -23,4 +24,17 @@ export async function watchTable(knex: Knex, table: string): Promise<void> {
 export async function unwatchTable(knex: Knex, table: string): Promise<void> {
   if (!isPostgres(knex)) return
   await knex.raw(`drop trigger if exists ${table}_notify_change on ${table}`)
+}
+
+/** A plugin's migration that watches `tables` (and stops watching them when undone). */
+export function watchMigration(name: string, tables: readonly string[]): MigrationDefinition {
+  return defineMigration({
+    name,
+    async up(knex) {
+      for (const table of tables) await watchTable(knex, table)
+    },
+    async down(knex) {
+      for (const table of tables) await unwatchTable(knex, table)
+    },
+  })
 }

@@ -1,11 +1,9 @@
-import { createHash } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// The benchmark's own data (plain JavaScript shared with bench/publishing.js).
-import { makePublishingData } from '../../../bench/publishing-data.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
+import { publishingDataOn } from './publishing-data.helpers.js'
 
 /**
  * The answers the publishing benchmark measures (resource info, a deep page of a stream),
@@ -18,7 +16,6 @@ import { type TestApp, startApp } from '../../helpers/app.js'
 const HERE = join(dirname(fileURLToPath(import.meta.url)), 'publishing-answers')
 const NOW = new Date('2026-11-20T09:30:00.000Z')
 const RESOURCES = 60
-const md5 = (value: string): string => createHash('md5').update(value).digest('hex')
 
 describe('publishing answers, byte for byte', () => {
   let app: TestApp
@@ -28,21 +25,8 @@ describe('publishing answers, byte for byte', () => {
 
   beforeAll(async () => {
     app = await startApp()
-    const knex = app.kernel.em().getKnex()
-    const platform = (await knex('platforms').first('id')) as { id: number }
-    const user = (await knex('users').where({ username: 'admin' }).first('id')) as { id: number }
-    const realm = app.kernel.config.auth.realm
     const before = Date.now() - 1000
-    data = await makePublishingData({
-      url: app.url,
-      cred: { username: 'admin', ha1: md5(`admin:${realm}:${app.admin.apiKey}`) },
-      knex,
-      user,
-      platform,
-      resources: RESOURCES,
-      postgres: false,
-      now: NOW,
-    })
+    data = await publishingDataOn(app, RESOURCES, NOW)
     const named: [string, string][] = [
       [app.url, 'http://SERVER'],
       [encodeURIComponent(app.url), encodeURIComponent('http://SERVER')],

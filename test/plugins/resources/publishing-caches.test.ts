@@ -1,15 +1,14 @@
-import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makePublishingData } from '../../../bench/publishing-data.js'
 import type { Kernel } from '../../../src/kernel/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { TEST_PG_URL } from '../../helpers/database.js'
 import { DigestClient } from '../../helpers/digest-client.js'
 import { bootOn } from '../../helpers/kernel.js'
 import { waitFor } from '../../helpers/wait.js'
+import { publishingDataOn } from './publishing-data.helpers.js'
 
 /**
  * What every resource answer shows from rarely changed rows, kept per process on PostgreSQL
@@ -36,17 +35,7 @@ describe("a platform's definitions, a media's channels and streams' visibility, 
 
   beforeAll(async () => {
     a = await startApp()
-    const knex = a.kernel.em().getKnex()
-    const realm = a.kernel.config.auth.realm
-    data = await makePublishingData({
-      url: a.url,
-      cred: { username: 'admin', ha1: createHash('md5').update(`admin:${realm}:${a.admin.apiKey}`).digest('hex') },
-      knex,
-      user: (await knex('users').where({ username: 'admin' }).first('id')) as { id: number },
-      platform: (await knex('platforms').first('id')) as { id: number },
-      resources: 3,
-      postgres: Boolean(TEST_PG_URL),
-    })
+    data = await publishingDataOn(a, 3)
     const url = a.kernel.config.database.url || `sqlite://${join(a.dataDir, 'mediactl.sqlite')}`
     bDir = mkdtempSync(join(tmpdir(), 'mediactl-second-'))
     b = await bootOn(bDir, { overrides: { database: { url }, auth: { secret: 'another-process' } } })

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makePublishingData } from '../../../bench/publishing-data.js'
 import { type ResourceFilter, resourceQueries } from '../../../plugins/resources/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { TEST_PG_URL } from '../../helpers/database.js'
+import { publishingDataOn } from './publishing-data.helpers.js'
 
 /**
  * A stream's count and its pages past the first bucket come from `resource_buckets`, kept by
@@ -43,17 +42,8 @@ describe('stream counts and deep pages from resource buckets', () => {
 
   beforeAll(async () => {
     app = await startApp()
+    const data = await publishingDataOn(app, 2)
     const knex = app.kernel.em().getKnex()
-    const realm = app.kernel.config.auth.realm
-    const data = await makePublishingData({
-      url: app.url,
-      cred: { username: 'admin', ha1: createHash('md5').update(`admin:${realm}:${app.admin.apiKey}`).digest('hex') },
-      knex,
-      user: (await knex('users').where({ username: 'admin' }).first('id')) as { id: number },
-      platform: (await knex('platforms').first('id')) as { id: number },
-      resources: 2,
-      postgres: Boolean(TEST_PG_URL),
-    })
     const second = await app.client.post(`/media/${data.media}/streams`, {
       form: { title: 'Seminars', visibility: 'visible' },
     })
