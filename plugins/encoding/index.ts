@@ -10,9 +10,12 @@ import { INSERT_LOGO_JOB, insertLogoJob } from './insert-logo.job.js'
 import { MediaLinks } from './media-links.js'
 import { mediaRoutes } from './media.routes.js'
 import init from './migrations/20261206-encoding-renditions.js'
+import watch from './migrations/20270128-encoding-watch.js'
 import { RenditionEntity } from './rendition.entity.js'
+import type { RenditionView } from './rendition.queries.js'
 import { renditionQueries } from './rendition.queries.js'
 import { deleteRenditions } from './rendition.service.js'
+import { SHOWN_RENDITIONS, shownRenditions } from './shown-renditions.service.js'
 import { snapshotRoutes } from './snapshot.routes.js'
 import { studioRoutes } from './studio.routes.js'
 
@@ -23,6 +26,7 @@ export { CACHE, serveStored } from './media-delivery.js'
 export { MEDIA_PERMISSION, type MediaMount, mediaFile, mountMediaRoutes } from './media.routes.js'
 export { type Rendition, RenditionEntity, type RenditionKind } from './rendition.entity.js'
 export { type RenditionView, renditionQueries } from './rendition.queries.js'
+export { SHOWN_RENDITIONS, type ShownRenditions } from './shown-renditions.service.js'
 
 /**
  * The media pipeline: every uploaded file is queued for encoding (`encoding.encode`), which
@@ -36,8 +40,9 @@ export default definePlugin({
   dependsOn: ['files'],
   config: encodingConfigSchema,
   entities: [RenditionEntity],
-  migrations: [init],
+  migrations: [init, watch],
   register(ctx) {
+    ctx.expose(SHOWN_RENDITIONS, shownRenditions(ctx.reader, ctx.cache<RenditionView[]>({ tables: ['renditions'] })))
     const workRoot = join(ctx.kernelConfig.data_dir, 'work')
     const media = new MediaLinks(ctx.links, ctx.tokens, ctx.config.token_ttl)
     const storage = ctx.port('storage')

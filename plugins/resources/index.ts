@@ -1,7 +1,9 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import { CHANNEL_OFFERS } from '../channels/index.js'
+import { SHOWN_RENDITIONS } from '../encoding/index.js'
 import { METADATA_DEFINITIONS } from '../metadata/index.js'
 import { STREAM_KIND } from '../streams/index.js'
+import { FILE_SUBTITLES } from '../subtitles/index.js'
 import init from './migrations/20261209-resources-init.js'
 import buckets from './migrations/20270128-resources-buckets.js'
 import { resourceMediaRoutes } from './resource-media.routes.js'
@@ -66,6 +68,8 @@ export default definePlugin({
     const details = new ResourceDescriber({
       offers,
       definitions: ctx.use(METADATA_DEFINITIONS),
+      renditions: ctx.use(SHOWN_RENDITIONS),
+      subtitles: ctx.use(FILE_SUBTITLES),
       emit: ctx.emit,
       tokens: ctx.tokens,
     })

@@ -1,9 +1,9 @@
 import { type Emit, type HttpContext, type Tokens, serviceKey } from '../../src/kernel/index.js'
 import type { ChannelOffer, ChannelOffers, FlavorChoice } from '../channels/index.js'
-import { type RenditionView, renditionQueries } from '../encoding/index.js'
+import type { RenditionView, ShownRenditions } from '../encoding/index.js'
 import { type FileView, fileQueries } from '../files/index.js'
 import type { MetadataDefinitionView, MetadataDefinitions, MetadataValue } from '../metadata/index.js'
-import { subtitleQueries } from '../subtitles/index.js'
+import type { FileSubtitles } from '../subtitles/index.js'
 import type { ResourceExtras } from './resource.events.js'
 import type { ResourceView } from './resource.queries.js'
 import { resourceToken } from './resource-token.js'
@@ -81,6 +81,8 @@ function perKey<K, V>(load: (key: K) => Promise<V>): (key: K) => Promise<V> {
 export interface DescriberParts {
   offers: ChannelOffers
   definitions: MetadataDefinitions
+  renditions: ShownRenditions
+  subtitles: FileSubtitles
   emit: Emit
   tokens: Tokens
 }
@@ -116,7 +118,14 @@ export const RESOURCE_DETAILS = serviceKey<ResourceDescriber>('resources.details
  * data for the whole list: files, renditions, subtitles, definitions, channels, widgets.
  */
 async function describeResources(
-  { offers, definitions: definitionsOfPlatform, emit, tokens }: DescriberParts,
+  {
+    offers,
+    definitions: definitionsOfPlatform,
+    renditions: shown,
+    subtitles: subtitlesOfFiles,
+    emit,
+    tokens,
+  }: DescriberParts,
   c: HttpContext,
   resources: readonly ResourceView[],
   options: DescribeOptions,
@@ -125,8 +134,8 @@ async function describeResources(
   const fileIds = [...new Set(resources.map((r) => r.fileId))]
   const [files, renditions, subtitles] = await Promise.all([
     fileQueries.filesByIds(reader, fileIds),
-    renditionQueries.ofFiles(reader, fileIds, { snapshots: 'selected' }),
-    subtitleQueries.ofFiles(reader, fileIds),
+    shown.ofFiles(fileIds),
+    subtitlesOfFiles.ofFiles(fileIds),
   ])
   const definitionsOf = perKey((platformId: number) => definitionsOfPlatform.ofPlatform(platformId))
   const offerOf = perKey((mediaId: number): Promise<ChannelOffer> => offers.of(reader, mediaId))

@@ -1,12 +1,16 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import '../encoding/index.js'
 import '../files/index.js'
+import { FILE_SUBTITLES, fileSubtitles } from './file-subtitles.service.js'
 import init from './migrations/20261122-subtitles-init.js'
+import watch from './migrations/20270128-subtitles-watch.js'
 import { SubtitleEntity } from './subtitle.entity.js'
+import type { SubtitleView } from './subtitle.queries.js'
 import { subtitleRoutes } from './subtitle.routes.js'
 
 export { type Subtitle, SubtitleEntity } from './subtitle.entity.js'
 export { type Cue, parseSubtitle, toWebVtt } from './subtitle.format.js'
+export { FILE_SUBTITLES, type FileSubtitles } from './file-subtitles.service.js'
 export { type SubtitleView, subtitleQueries } from './subtitle.queries.js'
 
 /**
@@ -19,8 +23,9 @@ export default definePlugin({
   name: 'subtitles',
   dependsOn: ['files', 'encoding'],
   entities: [SubtitleEntity],
-  migrations: [init],
+  migrations: [init, watch],
   register(ctx) {
+    ctx.expose(FILE_SUBTITLES, fileSubtitles(ctx.reader, ctx.cache<SubtitleView[]>({ tables: ['subtitles'] })))
     const storage = ctx.port('storage')
     ctx.routes((r) => subtitleRoutes(r, storage, ctx.emit))
     // The foreign key cascades too; deleting explicitly keeps the outcome independent of it.

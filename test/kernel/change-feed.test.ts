@@ -15,6 +15,14 @@ describe('without PostgreSQL (SQLite)', () => {
     expect(await cache.get('k', async () => ++reads)).toBe(1)
     expect(await cache.get('k', async () => ++reads)).toBe(2)
     expect(cache.size).toBe(0)
+    const calls: string[][] = []
+    const load = async (missing: string[]) => (calls.push(missing), new Map(missing.map((key) => [key, 1])))
+    await cache.getMany(['a', 'b'], load)
+    await cache.getMany(['a', 'b'], load)
+    expect(calls).toEqual([
+      ['a', 'b'],
+      ['a', 'b'],
+    ])
   })
 })
 
@@ -92,6 +100,33 @@ describe.skipIf(!process.env.MEDIACTL_TEST_DATABASE_URL)('PostgreSQL change feed
     })
     expect(value).toBe('read before the change was heard')
     expect(cache.size).toBe(0)
+  })
+
+  it('getMany reads only the keys not kept, in one call, and keeps what it read unless a change came meanwhile', async () => {
+    const cache = new ProcessCache<string>(feed, { tables: ['watched'] })
+    const calls: string[][] = []
+    const load = async (missing: string[]) => {
+      calls.push(missing)
+      return new Map(missing.map((key) => [key, `value of ${key}`]))
+    }
+    expect([...(await cache.getMany(['a', 'b'], load))]).toEqual([
+      ['a', 'value of a'],
+      ['b', 'value of b'],
+    ])
+    const again = await cache.getMany(['b', 'c', 'a'], load)
+    expect(again.get('c')).toBe('value of c')
+    expect(calls).toEqual([['a', 'b'], ['c']])
+    expect(await cache.getMany(['a', 'b', 'c'], load)).toHaveProperty('size', 3)
+    expect(calls).toHaveLength(2)
+    // A change notified during the read: the values are answered, not kept.
+    const other = new ProcessCache<string>(feed, { tables: ['watched'] })
+    const before = heard.length
+    await other.getMany(['x'], async (missing) => {
+      await elsewhere('insert into watched values (6)')
+      await waitFor(() => heard.length > before, { timeout: 1000 })
+      return new Map(missing.map((key) => [key, 'read before the change was heard']))
+    })
+    expect(other.size).toBe(0)
   })
 
   it('drops everything when told this process wrote', async () => {

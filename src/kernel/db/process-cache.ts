@@ -47,6 +47,34 @@ export class ProcessCache<V> {
     return value
   }
 
+  /**
+   * The values under `keys`, those not kept read together with one call of `load` (which
+   * answers a value for each key it was given: a list's lookups in one query).
+   */
+  async getMany(
+    keys: readonly string[],
+    load: (missing: string[]) => Promise<Map<string, V>>,
+  ): Promise<Map<string, V>> {
+    if (!this.feed.live) return load([...keys])
+    const found = new Map<string, V>()
+    const missing: string[] = []
+    for (const key of keys) {
+      if (this.entries.has(key)) found.set(key, this.entries.get(key)!)
+      else missing.push(key)
+    }
+    if (!missing.length) return found
+    const generation = this.generation
+    const loaded = await load(missing)
+    const keep = generation === this.generation && this.feed.live
+    for (const [key, value] of loaded) {
+      found.set(key, value)
+      if (!keep) continue
+      if (this.entries.size >= this.max) this.entries.clear()
+      this.entries.set(key, value)
+    }
+    return found
+  }
+
   /** How many entries are kept now. */
   get size(): number {
     return this.entries.size

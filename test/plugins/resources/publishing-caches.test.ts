@@ -12,10 +12,11 @@ import { publishingDataOn } from './publishing-data.helpers.js'
 
 /**
  * What every resource answer shows from rarely changed rows, kept per process on PostgreSQL
- * (a platform's metadata definitions, a media's online channel types): a change made through
- * one serving process shows in the other's answers within a second (SQLite reads through).
+ * (a platform's metadata definitions, a media's online channel types, streams' visibility, a
+ * file's shown renditions and subtitles): a change made through one serving process, or any
+ * SQL session, shows in the other's answers within a second (SQLite reads through).
  */
-describe("a platform's definitions, a media's channels and streams' visibility, cached per process", () => {
+describe('what every resource answer reads of rarely changed rows, cached per process', () => {
   let a: TestApp
   let b: Kernel
   let bDir: string
@@ -88,5 +89,18 @@ describe("a platform's definitions, a media's channels and streams' visibility, 
     const show = await a.client.put(`/stream/${data.stream}`, { form: { visibility: 'visible' } })
     expect(show.status, show.body).toBe(201)
     await waitFor(async () => (await viewerSees()) === 200, { ...within, message: 'B to show the resource again' })
+  })
+
+  it("a file's subtitles and selected snapshot changed by any session show in the other process within a second", async () => {
+    const knex = a.kernel.em().getKnex()
+    for (let i = 0; i < 3; i++) expect(await infoOnB()).toContain('<subtitle language="fr"')
+    // As psql would: the triggers tell every process, whoever wrote.
+    await knex('subtitles').where({ language: 'fr' }).delete()
+    await bShows((body) => !body.includes('<subtitle language="fr"'), 'the French subtitles gone on B')
+    const snapshot = (await knex('renditions').where({ kind: 'snapshot', name: '3' }).first('id')) as { id: number }
+    expect(await infoOnB()).not.toContain(`thumb.jpg?v=${snapshot.id}`)
+    await knex('renditions').where({ kind: 'snapshot' }).update({ selected: false })
+    await knex('renditions').where({ id: snapshot.id }).update({ selected: true })
+    await bShows((body) => body.includes(`thumb.jpg?v=${snapshot.id}`), 'the newly selected snapshot as thumbnail on B')
   })
 })

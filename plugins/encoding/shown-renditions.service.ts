@@ -1,0 +1,33 @@
+import { type ProcessCache, type Reader, serviceKey } from '../../src/kernel/index.js'
+import { type RenditionView, renditionQueries } from './rendition.queries.js'
+
+/** The renditions answers show (`SHOWN_RENDITIONS`): every one, of the snapshots the selected one only. */
+export interface ShownRenditions {
+  /** By file id, each file's in id order (committed data); a file without any has an empty list. */
+  ofFiles(fileIds: readonly number[]): Promise<Map<number, RenditionView[]>>
+}
+
+/** The encoding plugin's shown renditions, for the plugins that show files and resources. */
+export const SHOWN_RENDITIONS = serviceKey<ShownRenditions>('encoding.shown-renditions')
+
+/**
+ * Each file's shown renditions kept in `cache` until a rendition changes (an encoding ends, a
+ * snapshot is selected): every answer showing a resource lists them, and a published file's
+ * renditions rarely change.
+ */
+export function shownRenditions(reader: Reader, cache: ProcessCache<RenditionView[]>): ShownRenditions {
+  return {
+    async ofFiles(fileIds) {
+      const kept = await cache.getMany(
+        fileIds.map(String),
+        async (missing) =>
+          new Map(
+            [...(await renditionQueries.ofFiles(reader, missing.map(Number), { snapshots: 'selected' }))].map(
+              ([id, renditions]) => [String(id), renditions],
+            ),
+          ),
+      )
+      return new Map(fileIds.map((id) => [id, kept.get(String(id)) ?? []]))
+    },
+  }
+}
