@@ -17,17 +17,7 @@ export const SHOWN_RENDITIONS = serviceKey<ShownRenditions>('encoding.shown-rend
  */
 export function shownRenditions(reader: Reader, cache: ProcessCache<RenditionView[]>): ShownRenditions {
   return {
-    async ofFiles(fileIds) {
-      const kept = await cache.getMany(
-        fileIds.map(String),
-        async (missing) =>
-          new Map(
-            [...(await renditionQueries.ofFiles(reader, missing.map(Number), { snapshots: 'selected' }))].map(
-              ([id, renditions]) => [String(id), renditions],
-            ),
-          ),
-      )
-      return new Map(fileIds.map((id) => [id, kept.get(String(id)) ?? []]))
-    },
+    ofFiles: (fileIds) =>
+      cache.getMany(fileIds, (missing) => renditionQueries.ofFiles(reader, missing, { snapshots: 'selected' })),
   }
 }

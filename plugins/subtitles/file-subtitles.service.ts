@@ -12,19 +12,5 @@ export const FILE_SUBTITLES = serviceKey<FileSubtitles>('subtitles.of-files')
 
 /** Each file's subtitles kept in `cache` until a subtitle changes: every resource answer lists them. */
 export function fileSubtitles(reader: Reader, cache: ProcessCache<SubtitleView[]>): FileSubtitles {
-  return {
-    async ofFiles(fileIds) {
-      const kept = await cache.getMany(
-        fileIds.map(String),
-        async (missing) =>
-          new Map(
-            [...(await subtitleQueries.ofFiles(reader, missing.map(Number)))].map(([id, subtitles]) => [
-              String(id),
-              subtitles,
-            ]),
-          ),
-      )
-      return new Map(fileIds.map((id) => [id, kept.get(String(id)) ?? []]))
-    },
-  }
+  return { ofFiles: (fileIds) => cache.getMany(fileIds, (missing) => subtitleQueries.ofFiles(reader, missing)) }
 }

@@ -51,15 +51,16 @@ export class ProcessCache<V> {
    * The values under `keys`, those not kept read together with one call of `load` (which
    * answers a value for each key it was given: a list's lookups in one query).
    */
-  async getMany(
-    keys: readonly string[],
-    load: (missing: string[]) => Promise<Map<string, V>>,
-  ): Promise<Map<string, V>> {
-    if (!this.feed.live) return load([...keys])
-    const found = new Map<string, V>()
-    const missing: string[] = []
+  async getMany<K extends string | number>(
+    keys: readonly K[],
+    load: (missing: K[]) => Promise<ReadonlyMap<K, V>>,
+  ): Promise<Map<K, V>> {
+    if (!this.feed.live) return new Map(await load([...keys]))
+    const found = new Map<K, V>()
+    const missing: K[] = []
     for (const key of keys) {
-      if (this.entries.has(key)) found.set(key, this.entries.get(key)!)
+      const name = String(key)
+      if (this.entries.has(name)) found.set(key, this.entries.get(name)!)
       else missing.push(key)
     }
     if (!missing.length) return found
@@ -70,7 +71,7 @@ export class ProcessCache<V> {
       found.set(key, value)
       if (!keep) continue
       if (this.entries.size >= this.max) this.entries.clear()
-      this.entries.set(key, value)
+      this.entries.set(String(key), value)
     }
     return found
   }
