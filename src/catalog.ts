@@ -32,6 +32,7 @@ const LOADERS: Record<string, Loader> = {
   syndication: () => import('../plugins/syndication/index.js'),
   player: () => import('../plugins/player/index.js'),
   portal: () => import('../plugins/portal/index.js'),
+  webhooks: () => import('../plugins/webhooks/index.js'),
 }
 
 export const CATALOG: PluginCatalog = {

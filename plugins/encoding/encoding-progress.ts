@@ -1,5 +1,6 @@
-import type { EntityManager, JobContext, Logger } from '../../src/kernel/index.js'
+import { type JobContext, transaction } from '../../src/kernel/index.js'
 import { setEncodingState } from '../files/index.js'
+import type { PipelineContext } from './encoding-run.js'
 
 /** Most often a run's progress is written to the file row, in milliseconds. */
 const WRITE_EVERY_MS = 500
@@ -16,10 +17,9 @@ export class EncodingProgress {
   private writing: Promise<void> = Promise.resolve()
 
   constructor(
-    private readonly em: () => EntityManager,
+    private readonly pc: Pick<PipelineContext, 'em' | 'emit' | 'log'>,
     private readonly fileId: number,
     private readonly job: JobContext,
-    private readonly log: Logger,
   ) {}
 
   /** Records `percent` (from an encoder callback: never waits). */
@@ -44,8 +44,14 @@ export class EncodingProgress {
     this.written = value
     this.lastWrite = Date.now()
     this.writing = this.writing
-      .then(() => setEncodingState(this.em(), this.fileId, { progress: value }))
-      .catch((error: unknown) => this.log.warn({ err: error, file: this.fileId }, 'encoding progress not recorded'))
+      .then(() =>
+        // One transaction: what announces the progress (webhooks) commits with it, or not at all.
+        transaction(this.pc.em(), async (tx) => {
+          await setEncodingState(tx, this.fileId, { progress: value })
+          await this.pc.emit('file.encoding_progress', { em: tx, fileId: this.fileId, progress: value })
+        }),
+      )
+      .catch((error: unknown) => this.pc.log.warn({ err: error, file: this.fileId }, 'encoding progress not recorded'))
   }
 
   /** Waits for the writes under way. */

@@ -4,6 +4,7 @@ import { extname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import {
   type EncoderPort,
+  type Emit,
   type EntityManager,
   type Histogram,
   HttpError,
@@ -36,6 +37,8 @@ export interface PipelineContext {
   derived: DerivedFiles
   /** A fresh EntityManager. */
   em(): EntityManager
+  /** Announces the pipeline's events (`file.encoding_progress`). */
+  emit: Emit
   log: Logger
   /** Where runs keep their local files: `<data_dir>/work`, one folder per job. */
   workRoot: string
@@ -92,7 +95,7 @@ export class EncodingRun {
   ) {
     this.storage = pc.storage
     this.encoder = encoderOf(pc)
-    this.progress = new EncodingProgress(() => pc.em(), file.id, job, pc.log)
+    this.progress = new EncodingProgress(pc, file.id, job)
     this.renditionsPrefix = `${file.storagePrefix}renditions/`
     this.runPrefix = `${this.renditionsPrefix}${randomBytes(6).toString('hex')}/`
   }

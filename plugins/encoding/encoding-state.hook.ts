@@ -1,4 +1,4 @@
-import type { JobTransition, JobTypeOptions } from '../../src/kernel/index.js'
+import type { Emit, EntityManager, JobTransition, JobTypeOptions } from '../../src/kernel/index.js'
 import { setEncodingState } from '../files/index.js'
 
 /**
@@ -7,9 +7,14 @@ import { setEncodingState } from '../files/index.js'
  * waiting for a retry → waiting, with the attempt it waits for and when; failed (no attempt
  * left, or a failure retrying cannot mend) → failed with the reason; cancelled → failed,
  * saying so; succeeded → finished (`finishes`: an encoding; a logo insertion hands over to the
- * encoding it queued). `what` names the work in reasons ("encoding", "logo insertion").
+ * encoding it queued). `what` names the work in reasons ("encoding", "logo insertion"). The
+ * file's `file.encoded` and `file.encoding_failed` are announced in that same transaction.
  */
-export function encodingStateHook(what: string, finishes: boolean): JobTypeOptions {
+export function encodingStateHook(what: string, finishes: boolean, emit: Emit): JobTypeOptions {
+  const failed = async (em: EntityManager, fileId: number, reason: string) => {
+    await setEncodingState(em, fileId, { status: 'failed', error: reason })
+    await emit('file.encoding_failed', { em, fileId, reason })
+  }
   return {
     async onState({ job, em }: JobTransition) {
       const fileId = Number(job.payload.fileId)
@@ -26,12 +31,14 @@ export function encodingStateHook(what: string, finishes: boolean): JobTypeOptio
                 : null,
           })
         case 'failed':
-          return setEncodingState(em, fileId, { status: 'failed', error: failureReason(what, job.lastError) })
+          return failed(em, fileId, failureReason(what, job.lastError))
         case 'succeeded':
           // An encoding that succeeded recorded its renditions; a logo insertion handed over to one.
-          return finishes ? setEncodingState(em, fileId, { status: 'finished' }) : undefined
+          if (!finishes) return
+          await setEncodingState(em, fileId, { status: 'finished' })
+          return emit('file.encoded', { em, fileId })
         case 'cancelled':
-          return setEncodingState(em, fileId, { status: 'failed', error: `the ${what} was cancelled by an operator` })
+          return failed(em, fileId, `the ${what} was cancelled by an operator`)
       }
     },
   }

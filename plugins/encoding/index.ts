@@ -53,6 +53,7 @@ export default definePlugin({
       reader: ctx.reader,
       derived,
       em: () => ctx.em(),
+      emit: ctx.emit,
       log: ctx.log,
       workRoot,
       maxAttempts: ctx.kernelConfig.jobs.max_attempts,
@@ -64,8 +65,8 @@ export default definePlugin({
         [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64],
       ),
     }
-    ctx.job(ENCODE_JOB, encodeJob(pipeline), encodingStateHook('encoding', true))
-    ctx.job(INSERT_LOGO_JOB, insertLogoJob(pipeline), encodingStateHook('logo insertion', false))
+    ctx.job(ENCODE_JOB, encodeJob(pipeline), encodingStateHook('encoding', true, ctx.emit))
+    ctx.job(INSERT_LOGO_JOB, insertLogoJob(pipeline), encodingStateHook('logo insertion', false, ctx.emit))
     /** Queues a file's encoding in `tx`, the transaction that stores its bytes (the outbox). */
     const queueEncoding = (tx: EntityManager, file: { id: number; slug: string }) =>
       ctx.enqueue(ENCODE_JOB, { fileId: file.id }, { key: `encode:${file.id}`, subject: file.slug, em: tx })

@@ -62,7 +62,7 @@ export function insertLogoJob(pc: PipelineContext): JobHandler {
       await copyToLocal(storage, source.storageKey, video, job.signal)
       await copyToLocal(storage, logo.storageKey, picture, job.signal)
       const encoder = encoderOf(pc)
-      const progress = new EncodingProgress(() => pc.em(), file.id, job, pc.log)
+      const progress = new EncodingProgress(pc, file.id, job)
       const output = join(work, 'with-logo.mp4')
       try {
         const probe = await encoder.probe(video, job.signal)

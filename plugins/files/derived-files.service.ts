@@ -109,7 +109,10 @@ export async function storeDerivedSource(
         row.storedBytes = size
         row.updatedAt = new Date()
         await tx.flush()
-        await deps.emit('file.uploaded', { em: tx, file: { id: row.id, slug: row.slug } })
+        await deps.emit('file.uploaded', {
+          em: tx,
+          file: { id: row.id, slug: row.slug, name: row.name, platformId: file.platformId, type: row.type, size },
+        })
         // Last: the job making the bytes still holds its run (not cancelled meanwhile).
         await hold?.(tx)
       }),

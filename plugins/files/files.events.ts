@@ -1,6 +1,18 @@
 import type { EntityManager, Reader } from '../../src/kernel/index.js'
 import type { FileMedia, FileView } from './files.types.js'
 
+/** What `file.uploaded` tells of the new file: enough to announce it without reading it again. */
+export interface UploadedFile {
+  id: number
+  slug: string
+  name: string
+  /** The owner's platform. */
+  platformId: number
+  /** The type the upload was sniffed as (the encoding's probe may still change it). */
+  type: string
+  size: number
+}
+
 declare module '../../src/kernel/events.js' {
   interface KernelEvents {
     /**
@@ -9,7 +21,19 @@ declare module '../../src/kernel/events.js' {
      * encoding in that transaction (the outbox), so a file is never committed without the
      * job that encodes it.
      */
-    'file.uploaded': { em: EntityManager; file: { id: number; slug: string } }
+    'file.uploaded': { em: EntityManager; file: UploadedFile }
+    /**
+     * The media pipeline moved a file's encoding on (`progress`, 0 to 100, whole percents, at most
+     * about twice a second), inside the transaction that records it on the file.
+     */
+    'file.encoding_progress': { em: EntityManager; fileId: number; progress: number }
+    /** A file's encoding finished (its renditions are recorded), inside the transaction that says so. */
+    'file.encoded': { em: EntityManager; fileId: number }
+    /**
+     * A file's encoding failed for good (no attempt left, a failure retrying cannot mend, or an
+     * operator's cancel), inside the transaction that records `reason` as its `encoding_error`.
+     */
+    'file.encoding_failed': { em: EntityManager; fileId: number; reason: string }
     /**
      * Files are about to be deleted (the file itself, its directory, its owner), inside the
      * deleting transaction, before their rows go: remove what was made from them

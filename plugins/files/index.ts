@@ -37,6 +37,7 @@ export {
   type FileView,
 } from './files.types.js'
 export { ownFile, requireFileFlag } from './files.lookup.js'
+export type { UploadedFile } from './files.events.js'
 export {
   type EncodingChange,
   requireSpaceFor,

@@ -163,7 +163,17 @@ export async function commitFile(deps: FilesDeps, em: EntityManager, input: NewF
           updatedAt: new Date(),
         })
         await tx.flush()
-        await deps.emit('file.uploaded', { em: tx, file: { id: file.id, slug: file.slug } })
+        await deps.emit('file.uploaded', {
+          em: tx,
+          file: {
+            id: file.id,
+            slug: file.slug,
+            name: file.name,
+            platformId: platform.id,
+            type: file.type,
+            size: file.size,
+          },
+        })
         return file.id
       }),
     )

@@ -9,6 +9,8 @@ declare module '../../src/kernel/events.js' {
      * (database cascades).
      */
     'user.deleting': { em: EntityManager; user: User }
+    /** A user was created (by the API or an operator's command), inside the creating transaction. */
+    'user.created': { em: EntityManager; user: { id: number; username: string; platformId: number } }
     /**
      * Every user of a platform is about to be deleted with the platform, inside the deleting
      * transaction: remove what they own, as for `user.deleting`.

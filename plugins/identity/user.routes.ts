@@ -59,14 +59,18 @@ export function userRoutes(r: Router, emit: Emit, realm: string): void {
       const profile = await profileField(c, v, fields.profile, platform.id)
       v.done()
       requireHeld(c, profile!.permissions, `The profile "${profile!.slug}"`)
-      const { user } = await createUser(c.em, {
-        ...fields,
-        username: fields.username!,
-        email: fields.email!,
-        platform,
-        profile,
-        realm: realm,
-      })
+      const { user } = await createUser(
+        c.em,
+        {
+          ...fields,
+          username: fields.username!,
+          email: fields.email!,
+          platform,
+          profile,
+          realm: realm,
+        },
+        emit,
+      )
       return reply.xml(201, userInfoXml(c.links, userView(user)))
     },
     {

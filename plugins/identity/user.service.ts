@@ -147,8 +147,14 @@ function checkedFields(input: NewUser): UserFields {
  * `max_users` quota (0 unlimited) is counted and the row inserted under that lock, so
  * concurrent creations never overshoot. Throws 412 (`max_users`, `username`, `email`).
  * Returns the user (platform and profile loaded) and the key, shown once and never stored.
+ * With `emit` (the routes and the operator's commands), `user.created` is announced in that
+ * transaction; fixtures and seeds go without.
  */
-export async function createUser(em: EntityManager, input: NewUser): Promise<{ user: User; apiKey: string }> {
+export async function createUser(
+  em: EntityManager,
+  input: NewUser,
+  emit?: Emit,
+): Promise<{ user: User; apiKey: string }> {
   const fields = checkedFields(input)
   // Hash before taking the lock: scrypt is deliberately slow.
   const passwordHash = fields.password ? await hashPassword(fields.password) : null
@@ -187,6 +193,10 @@ export async function createUser(em: EntityManager, input: NewUser): Promise<{ u
         createdAt: new Date(),
       })
       await tx.flush()
+      await emit?.('user.created', {
+        em: tx,
+        user: { id: created.id, username: created.username, platformId: platform.id },
+      })
       return created
     })
     return { user, apiKey }

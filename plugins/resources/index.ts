@@ -18,7 +18,7 @@ import { deleteResourcesIn, dropResourceMetadata } from './resource.service.js'
 import { RESOURCES_SETTINGS, resourcesConfigSchema } from './resources.config.js'
 
 export { type Resource, ResourceEntity } from './resource.entity.js'
-export type { ResourceExtras } from './resource.events.js'
+export type { ResourceAnnounced, ResourceExtras } from './resource.events.js'
 export {
   RESOURCE_DETAILS,
   type DescribeOptions,

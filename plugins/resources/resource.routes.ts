@@ -67,10 +67,11 @@ export function resourceRoutes(r: Router, config: ResourcesConfig, emit: Emit, d
       const metadata = file ? resourceMetadata(fields, definitions, input.metadata, file.type) : {}
       fields.done()
       const id = await createResource(
+        emit,
         c.em,
-        input as Parameters<typeof createResource>[1],
-        file!.id,
-        stream.id,
+        input as Parameters<typeof createResource>[2],
+        file!,
+        stream,
         metadata,
       )
       return info(c, id, 201)
@@ -98,7 +99,7 @@ export function resourceRoutes(r: Router, config: ResourcesConfig, emit: Emit, d
       const type = current.type
       const metadata = resourceMetadata(fields, definitions, changes.metadata, type)
       fields.done()
-      await updateResource(c.em, resource.id, changes, file?.id, metadata)
+      await updateResource(emit, c.em, resource, changes, file, metadata)
       return info(c, resource.id, 200)
     },
     {

@@ -11,7 +11,9 @@ import {
 } from '../../src/kernel/index.js'
 import { type FileView, fileQueries } from '../files/index.js'
 import { type MetadataDefinitionView, type MetadataValue, checkMetadataValues } from '../metadata/index.js'
-import { ResourceEntity } from './resource.entity.js'
+import { type Resource, ResourceEntity } from './resource.entity.js'
+import type { ResourceAnnounced } from './resource.events.js'
+import type { ResourceView } from './resource.queries.js'
 import type { ResourceInput } from './resource.fields.js'
 import { RESOURCE_KIND } from './resource.lookup.js'
 
@@ -87,12 +89,13 @@ function applyMetadata(
   return metadata
 }
 
-/** Publishes a file into a stream: a new resource. */
+/** Publishes a file into a stream: a new resource, announced as `resource.created`. */
 export function createResource(
+  emit: Emit,
   em: EntityManager,
   input: Required<Pick<ResourceInput, 'title' | 'visibility'>> & ResourceInput,
-  fileId: number,
-  streamId: number,
+  file: Pick<FileView, 'id' | 'slug' | 'platformId'>,
+  stream: { id: number; slug: string },
   metadata: Record<string, MetadataValue | null>,
 ): Promise<number> {
   return retryOnConflict(() =>
@@ -107,27 +110,39 @@ export function createResource(
         visibility: input.visibility,
         views: 0,
         metadata: applyMetadata({}, metadata),
-        file: fileId,
-        stream: streamId,
+        file: file.id,
+        stream: stream.id,
         createdAt: now,
         updatedAt: now,
       })
       await tx.flush()
+      await emit('resource.created', {
+        em: tx,
+        resource: { ...announced(resource), platformId: file.platformId, streamSlug: stream.slug, fileSlug: file.slug },
+      })
       return resource.id
     }),
   )
 }
 
-/** Applies a partial update; `fileId` re-points the resource to another (checked) file. */
+/** The names of the contract's fields an update sends (what `resource.updated` says changed). */
+const FIELD_NAMES: Record<string, string> = { publishedAt: 'published_at' }
+
+/**
+ * Applies a partial update, announced as `resource.updated`; `file` re-points the resource to
+ * another (checked) file.
+ */
 export function updateResource(
+  emit: Emit,
   em: EntityManager,
-  id: number,
+  current: Pick<ResourceView, 'id' | 'platformId' | 'streamSlug' | 'fileSlug'>,
   changes: ResourceInput,
-  fileId: number | undefined,
+  file: Pick<FileView, 'id' | 'slug'> | undefined,
   metadata: Record<string, MetadataValue | null>,
 ): Promise<void> {
+  const fileId = file?.id
   return transaction(em, async (tx) => {
-    const resource = await tx.findOneOrFail(ResourceEntity, { id })
+    const resource = await tx.findOneOrFail(ResourceEntity, { id: current.id })
     if (changes.title !== undefined) resource.title = changes.title
     if (changes.subtitle !== undefined) resource.subtitle = changes.subtitle ?? ''
     if (changes.description !== undefined) resource.description = changes.description ?? ''
@@ -138,15 +153,36 @@ export function updateResource(
     resource.metadata = applyMetadata(resource.metadata, metadata)
     resource.updatedAt = new Date()
     await tx.flush()
+    const changed = Object.keys(changes)
+      .filter((field) => changes[field as keyof ResourceInput] !== undefined)
+      .map((field) => FIELD_NAMES[field] ?? field)
+    await emit('resource.updated', {
+      em: tx,
+      resource: {
+        ...announced(resource),
+        platformId: current.platformId,
+        streamSlug: current.streamSlug,
+        fileSlug: file?.slug ?? current.fileSlug,
+      },
+      changed,
+    })
   })
 }
+
+const announced = (resource: Pick<Resource, 'id' | 'slug' | 'title'>) => ({
+  id: resource.id,
+  slug: resource.slug,
+  title: resource.title,
+})
 
 /** Deletes resources and what they hold (widgets, the accesses on them) inside `tx`. */
 export async function deleteResourcesIn(emit: Emit, tx: EntityManager, ids: number[]): Promise<void> {
   if (ids.length === 0) return
+  const resources = await announcedOf(tx, ids)
   await emit('resource.deleting', { em: tx, ids })
   await emit('authz.objects-deleted', { em: tx, kind: RESOURCE_KIND, ids })
   await tx.nativeDelete(ResourceEntity, { id: { $in: ids } })
+  await emit('resource.deleted', { em: tx, resources })
 }
 
 /** Deletes one resource, in one transaction. */
@@ -169,4 +205,32 @@ export async function dropResourceMetadata(tx: EntityManager, definition: Metada
     resource.metadata = rest
   }
   await tx.flush()
+}
+
+/** At most this many resource ids per statement (well below the bound variables SQLite allows). */
+const IDS_PER_QUERY = 500
+
+/** What `resource.deleted` tells of resources about to go, read in the deleting transaction. */
+async function announcedOf(tx: EntityManager, ids: readonly number[]): Promise<ResourceAnnounced[]> {
+  const out: ResourceAnnounced[] = []
+  for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
+    const slice = ids.slice(start, start + IDS_PER_QUERY)
+    const rows = await tx.execute<Record<string, unknown>[]>(
+      `select r.id, r.slug, r.title, f.platform_id, s.slug as stream_slug, f.slug as file_slug
+        from resources r join files f on f.id = r.file_id join streams s on s.id = r.stream_id
+        where r.id in (${slice.map(() => '?').join(', ')}) order by r.id`,
+      slice,
+    )
+    for (const row of rows) {
+      out.push({
+        id: Number(row.id),
+        slug: String(row.slug),
+        title: String(row.title),
+        platformId: Number(row.platform_id),
+        streamSlug: String(row.stream_slug),
+        fileSlug: String(row.file_slug),
+      })
+    }
+  }
+  return out
 }

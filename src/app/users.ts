@@ -67,12 +67,16 @@ export async function createUserCommand(options: CreateUserOptions): Promise<Use
           `platform ${platform.slug} has no profile: create one (POST /platform/${platform.slug}/profiles) or pass --admin`,
         )
     }
-    const { user, apiKey } = await createUser(em, {
-      ...options,
-      platform,
-      profile,
-      realm: kernel.config.auth.realm,
-    }).catch((error: unknown) => {
+    const { user, apiKey } = await createUser(
+      em,
+      {
+        ...options,
+        platform,
+        profile,
+        realm: kernel.config.auth.realm,
+      },
+      kernel.emit,
+    ).catch((error: unknown) => {
       if (error instanceof HttpError && error.status === 412)
         throw new UserInputError(fieldErrorsLine(error, { username: options.username, email: options.email }))
       throw error

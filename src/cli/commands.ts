@@ -11,6 +11,9 @@ import Seed from './commands/seed.js'
 import Serve from './commands/serve.js'
 import UserCreate from './commands/user-create.js'
 import UserKey from './commands/user-key.js'
+import WebhooksCreate from './commands/webhooks-create.js'
+import WebhooksDelete from './commands/webhooks-delete.js'
+import WebhooksList from './commands/webhooks-list.js'
 import Worker from './commands/worker.js'
 
 /** Every CLI command, listed explicitly (oclif "explicit" strategy); topics use spaces. */
@@ -28,5 +31,8 @@ export const COMMANDS = {
   'jobs:cancel': JobsCancel,
   'jobs:list': JobsList,
   'jobs:retry': JobsRetry,
+  'webhooks:list': WebhooksList,
+  'webhooks:create': WebhooksCreate,
+  'webhooks:delete': WebhooksDelete,
   doctor: Doctor,
 }

@@ -115,7 +115,7 @@ export {
 export type { JobSignal, JobTaker, QueuePort, TakeOutcome } from './ports/queue.port.js'
 export { Jobs, type JobsStats, type Reconciler } from './jobs/jobs.js'
 export { JobQueueError, MAX_PAYLOAD_BYTES } from './jobs/job-store.js'
-export { backoffDelay } from './jobs/job-runner.js'
+export { backoffDelay, scheduledDelay } from './jobs/job-runner.js'
 export { jobConcurrency } from './jobs/job-registry.js'
 export type {
   EncodeRequest,

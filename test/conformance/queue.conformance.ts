@@ -64,6 +64,8 @@ const SUITE_CONFIG = {
 export interface BootOptions {
   /** `onState` hooks, by job type. */
   hooks?: Record<string, NonNullable<JobTypeOptions['onState']>>
+  /** Declared retry delays (`JobTypeOptions.retryDelays`), by job type. */
+  delays?: Record<string, readonly number[]>
   /** Configuration merged over the suite's (for example `{ jobs: { backoff: 1 } }`). */
   config?: Record<string, unknown>
   logger?: Logger
@@ -85,13 +87,18 @@ const base = definePlugin({
 })
 
 /** The test plugin: declares the given job types, with their hooks. */
-function jobsPlugin(jobs: Record<string, JobHandler>, hooks: BootOptions['hooks'] = {}): PluginDefinition {
+function jobsPlugin(
+  jobs: Record<string, JobHandler>,
+  hooks: BootOptions['hooks'] = {},
+  delays: BootOptions['delays'] = {},
+): PluginDefinition {
   return definePlugin({
     name: 'conformance',
     register(ctx) {
       for (const [type, handler] of Object.entries(jobs)) {
         const onState = hooks[type]
-        ctx.job(type, handler, onState ? { onState } : {})
+        const retryDelays = delays[type]
+        ctx.job(type, handler, { ...(onState ? { onState } : {}), ...(retryDelays ? { retryDelays } : {}) })
       }
     },
   })
@@ -191,7 +198,7 @@ export class Cluster {
     jobs: Record<string, JobHandler>,
     options: BootOptions,
   ): Promise<Kernel> {
-    const plugins = [base, jobsPlugin(jobs, options.hooks)] as PluginDefinition<never>[]
+    const plugins = [base, jobsPlugin(jobs, options.hooks, options.delays)] as PluginDefinition<never>[]
     const overrides = merge(merge(merge(SUITE_CONFIG, transport.config), options.config ?? {}), {
       data_dir: dataDir,
       database: { url },
@@ -645,6 +652,36 @@ export function queueConformance(name: string, transport: () => Transport): void
             expect(s.job.runAfter.getTime()).toBe(next)
           }
           expect(backingOff.some((s) => s.job.runAfter.getTime() > s.at)).toBe(true)
+        }
+      })
+
+      it("follows a type's declared retry delays (±20 %) instead of the doubling backoff", async () => {
+        const t = fresh()
+        const delays = [600, 150]
+        const thrown: number[] = []
+        const { hook, all } = transitions()
+        const k = await boot(
+          {
+            [t]: async (job) => {
+              if (job.attempt < 3) {
+                thrown.push(Date.now())
+                throw new Error(`boom ${job.attempt}`)
+              }
+            },
+          },
+          // A doubling backoff of 10 s would time the test out: the declared delays win.
+          { hooks: { [t]: hook }, delays: { [t]: delays }, config: { jobs: { backoff: 10 } } },
+        )
+        await k.startJobs({ concurrency: 1 })
+        const job = await k.jobs.enqueue(t, {}, { maxAttempts: 3 })
+        const done = await untilState(job.id, 'succeeded', 15_000)
+        expect(done.attempts).toBe(3)
+        const waits = all.filter((change) => change.job.state === 'waiting').map((change) => change.job)
+        expect(waits.map((w) => w.attempts)).toEqual([1, 2])
+        for (const n of [1, 2]) {
+          const delay = waits[n - 1]!.runAfter.getTime() - thrown[n - 1]!
+          expect(delay, `delay after failure ${n}`).toBeGreaterThanOrEqual(0.8 * delays[n - 1]! - 2)
+          expect(delay, `delay after failure ${n}`).toBeLessThanOrEqual(1.2 * delays[n - 1]! + 50)
         }
       })
 

@@ -232,3 +232,35 @@ describe('FieldReader.done', () => {
     })
   })
 })
+
+describe('FieldReader.words', () => {
+  it('reads comma-separated words and repeated `name[]` values, trimmed, without empties or repeats, in order', () => {
+    expect(reader({ events: ' a, b ,,a ,c ' }).words('events')).toEqual(['a', 'b', 'c'])
+    const repeated = new FieldReader(formFromQuery('events[]=x,y&events[]=z&events[]=x'), 'create')
+    expect(repeated.words('events')).toEqual(['x', 'y', 'z'])
+    expect(repeated.errors).toEqual({})
+  })
+
+  it('absent is undefined, empty is null; required fails as other fields do', () => {
+    expect(reader({}).words('events')).toBeUndefined()
+    expect(reader({ events: ' , ' }).words('events')).toBeNull()
+    const create = reader({})
+    create.words('events', { required: true })
+    expect(create.errors).toEqual({ events: 'is required' })
+    const update = reader({ events: ',' }, 'update')
+    expect(update.words('events', { required: true })).toBeNull()
+    expect(update.errors).toEqual({ events: 'cannot be empty' })
+  })
+
+  it('bounds the number of words, and refuses control characters and nested values', () => {
+    const many = reader({ events: 'a,b,c' })
+    expect(many.words('events', { max: 2 })).toBeUndefined()
+    expect(many.errors).toEqual({ events: 'must be at most 2 words' })
+    const control = reader({ events: 'a,b\u0001' })
+    expect(control.words('events')).toBeUndefined()
+    expect(control.errors).toEqual({ events: 'must not contain control characters' })
+    const nested = new FieldReader(formFromQuery('events[a]=1'), 'create')
+    expect(nested.words('events')).toBeUndefined()
+    expect(nested.errors).toEqual({ events: 'must be words separated by commas' })
+  })
+})

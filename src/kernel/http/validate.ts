@@ -145,6 +145,36 @@ export class FieldReader {
     return undefined
   }
 
+  /**
+   * A list of words, sent comma-separated, as a repeated field (`events[]=a&events[]=b`) or both:
+   * trimmed, without empty items or repeats, in the order sent. Undefined absent, null empty.
+   */
+  words(field: string, rule: Common & { max?: number } = {}): string[] | null | undefined {
+    const value = this.raw(field, rule.aliases)
+    if (value === undefined) {
+      if (rule.required && this.mode === 'create') this.fail(field, 'is required')
+      return undefined
+    }
+    if (typeof value === 'object' && !Array.isArray(value)) {
+      this.fail(field, 'must be words separated by commas')
+      return undefined
+    }
+    const items = (Array.isArray(value) ? value : [value])
+      .flatMap((item) => item.split(','))
+      .map((item) => item.trim())
+      .filter(Boolean)
+    if (!items.length) {
+      if (rule.required) this.fail(field, this.mode === 'create' ? 'is required' : 'cannot be empty')
+      return null
+    }
+    const unique = [...new Set(items)]
+    if (rule.max !== undefined && unique.length > rule.max) this.fail(field, `must be at most ${rule.max} words`)
+    else if (unique.some((item) => CONTROL_CHARACTERS.test(item)))
+      this.fail(field, 'must not contain control characters')
+    else return unique
+    return undefined
+  }
+
   /** An e-mail address of at most `max` characters. */
   email(field: string, rule: Common & { max?: number } = {}): string | null | undefined {
     return this.string(field, {

@@ -53,6 +53,8 @@ export interface RunnerDeps {
   leaseMs: number
   /** Tells consumers of jobs put back or retried (the transport's signal, errors logged). */
   signal(jobs: readonly JobSignal[]): void
+  /** The retry delays a type declared (`JobTypeOptions.retryDelays`), if any. */
+  retryDelays(type: string): readonly number[] | undefined
   /** A run ended: its type, outcome and duration (metrics). */
   ended(type: string, outcome: string, seconds: number): void
 }
@@ -280,7 +282,11 @@ export class JobRunner implements JobTaker {
         after = await changes.fail(job.id, owner, reason)
         if (after) log.error({ ...fields, err: reason }, permanent ? 'job failed (not retried)' : 'job failed')
       } else {
-        after = await changes.retryLater(job.id, owner, reason, backoffDelay(this.options.backoffMs, job.attempts))
+        const delays = this.deps.retryDelays(job.type)
+        const delay = delays?.length
+          ? scheduledDelay(delays, job.attempts)
+          : backoffDelay(this.options.backoffMs, job.attempts)
+        after = await changes.retryLater(job.id, owner, reason, delay)
         if (after) log.warn({ ...fields, err: reason, next_try: after.runAfter }, 'job run failed; retrying later')
       }
     }
@@ -362,6 +368,12 @@ export class JobRunner implements JobTaker {
 export function backoffDelay(baseMs: number, attempt: number, random = Math.random()): number {
   const exact = Math.min(baseMs * 2 ** Math.max(0, attempt - 1), MAX_BACKOFF_MS)
   return Math.round(exact * (0.75 + random * 0.5))
+}
+
+/** The wait before the retry that follows attempt `attempt` on a declared schedule, ±20 %. */
+export function scheduledDelay(delays: readonly number[], attempt: number, random = Math.random()): number {
+  const exact = delays[Math.min(Math.max(0, attempt - 1), delays.length - 1)]!
+  return Math.round(exact * (0.8 + random * 0.4))
 }
 
 function errorText(error: unknown): string {

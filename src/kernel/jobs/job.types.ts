@@ -100,6 +100,13 @@ export interface JobTypeOptions {
    * change back (it is tried again later).
    */
   onState?(change: JobTransition): Promise<void>
+  /**
+   * Milliseconds to wait before each retry of the type, in order (the n-th retry waits about
+   * `retryDelays[n-1]`, ±20 % so that failures spread out; past the end, the last one), instead
+   * of the installation's doubling backoff: for work whose retries follow a published schedule
+   * (webhook deliveries). Give `maxAttempts` = `retryDelays.length + 1` when enqueueing.
+   */
+  retryDelays?: readonly number[]
 }
 
 /** Options of `enqueue`. */

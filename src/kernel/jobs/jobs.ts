@@ -212,6 +212,7 @@ export class Jobs {
           owner: this.owner,
           leaseMs: this.settings.leaseMs,
           signal: (jobs) => this.signal(jobs),
+          retryDelays: (type) => this.registry.options(type).retryDelays,
           ended: (type, outcome, seconds) => {
             for (const listener of this.runEnded) listener(type, outcome, seconds)
           },

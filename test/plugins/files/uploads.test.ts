@@ -134,7 +134,14 @@ describe('uploads (POST /files, multipart)', () => {
     expect(events).toHaveLength(1)
     // In the transaction that records the file: its encoding is queued with it (the outbox).
     expect(events[0]).toMatchObject({ event: 'file.uploaded', slugs: [row.slug], inTransaction: true })
-    expect(events[0]!.files[0]).toEqual({ id: row.id, slug: row.slug })
+    expect(events[0]!.files[0]).toEqual({
+      id: row.id,
+      slug: row.slug,
+      name: 'big.bin',
+      platformId: row.platformId,
+      type: 'other',
+      size: data.length,
+    })
     expect(row).toMatchObject({ encodingStatus: 'pending', type: 'other', username: 'alice', directoryId: null })
   })
 

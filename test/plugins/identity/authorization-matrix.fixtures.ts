@@ -27,6 +27,10 @@ import { ResourceEntity, resourceToken } from '../../../plugins/resources/index.
 import { StreamEntity, type Visibility } from '../../../plugins/streams/index.js'
 import { SubtitleEntity } from '../../../plugins/subtitles/index.js'
 import { WidgetEntity } from '../../../plugins/widgets/index.js'
+import { createWebhook } from '../../../plugins/webhooks/index.js'
+import { WebhookDeliveryEntity } from '../../../plugins/webhooks/webhook-delivery.entity.js'
+import { WebhookEntity } from '../../../plugins/webhooks/webhook.entity.js'
+import { WebhookMessageEntity } from '../../../plugins/webhooks/webhook-message.entity.js'
 import { type Platform, PlatformEntity, createPlatform } from '../../../plugins/platforms/index.js'
 import type { TestApp } from '../../helpers/app.js'
 import type { DigestClient } from '../../helpers/digest-client.js'
@@ -118,7 +122,13 @@ export interface TenantObjects {
   theme: string
   /** A player behavior of the platform (one of those seeded on creation). */
   behavior: string
+  /** A webhook of the platform (its id), with one delivery (`delivery`, its id). */
+  webhook: string
+  delivery: string
 }
+
+/** Where the matrix's webhooks point: loopback, a port nobody listens on (deliveries fail, nothing leaves the machine). */
+export const HOOK_URL = 'http://127.0.0.1:9/hook'
 
 /** The player settings of a platform, by kind (the path segment of their routes). */
 export type PlayerKind = 'player_theme' | 'player_behavior'
@@ -148,6 +158,8 @@ const EXISTS_ENTITIES = {
   resource: ResourceEntity,
   channel: ChannelEntity,
   widget: WidgetEntity,
+  webhook: WebhookEntity,
+  webhook_message: WebhookMessageEntity,
   player_theme: PlayerThemeEntity,
   player_behavior: PlayerBehaviorEntity,
 } as const
@@ -209,12 +221,14 @@ export class World {
     const channel = (await em.findOneOrFail(ChannelEntity, { media: { slug: media } }, first)).slug
     const theme = (await em.findOneOrFail(PlayerThemeEntity, { platform: platform.id }, first)).slug
     const behavior = (await em.findOneOrFail(PlayerBehaviorEntity, { platform: platform.id }, first)).slug
+    const webhook = await this.webhook(platform)
+    const delivery = await this.delivery(webhook)
     return {
       ...partial,
       ...{ profile, role, user, group, userAccess, groupAccess, metadata, directory, file },
       ...{ media, channel, feed, stream, hiddenStream, draftStream },
       ...{ resource, hiddenResource, resourceInHiddenStream, draftResource },
-      ...{ widget, theme, behavior },
+      ...{ widget, theme, behavior, webhook, delivery },
     }
   }
 
@@ -450,6 +464,55 @@ export class World {
     })
     await em.flush()
     return slug
+  }
+
+  /** A webhook of a platform, pointing at `HOOK_URL`; returns its public id. */
+  async webhook(platform: Platform, description = unique('hook')): Promise<string> {
+    const { publicId } = await createWebhook(this.em(), platform.id, {
+      url: HOOK_URL,
+      // Tests only: nothing else the matrix does is sent.
+      events: ['webhook.test'],
+      description,
+    })
+    return publicId
+  }
+
+  /** Whether a webhook (by public id) has an event matching `where` (`{ state: 'pending' }`). */
+  async webhookHasEvent(webhook: string, where: object): Promise<boolean> {
+    const { id } = await this.em().findOneOrFail(WebhookEntity, { publicId: webhook })
+    return this.exists('webhook_message', { webhookId: id, ...where })
+  }
+
+  /** A delivery attempt of a test event of a webhook (by public id; failed: HTTP 500); returns its public id. */
+  async delivery(publicId: string): Promise<string> {
+    const em = this.em()
+    const now = new Date()
+    const webhook = (await em.findOneOrFail(WebhookEntity, { publicId })).id
+    const eventId = unique('msg_matrix')
+    const messageId = await em.insert(WebhookMessageEntity, {
+      webhookId: Number(webhook),
+      eventId,
+      type: 'webhook.test',
+      subject: `webhook:${webhook}`,
+      body: '{}',
+      state: 'failed',
+      attempts: 1,
+      createdAt: now,
+      updatedAt: now,
+    })
+    const delivery = unique('delivery').replace('-', '').padEnd(16, '0').slice(0, 16)
+    await em.insert(WebhookDeliveryEntity, {
+      publicId: delivery,
+      webhookId: Number(webhook),
+      messageId: Number(messageId),
+      attempt: 1,
+      status: 500,
+      error: null,
+      durationMs: 3,
+      response: 'no',
+      createdAt: now,
+    })
+    return delivery
   }
 
   /** A widget of a resource (640x360, the player's defaults); returns its slug. */

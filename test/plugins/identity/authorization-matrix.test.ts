@@ -20,6 +20,7 @@ import {
   type Publishing,
   SUBTITLE,
   type TenantObjects,
+  HOOK_URL,
   World,
   unique,
 } from './authorization-matrix.fixtures.js'
@@ -1042,6 +1043,7 @@ const ROWS: Row[] = [
   ...feedRows(),
   ...portalRows(),
   ...playerPageRows(),
+  ...webhookRows(),
 ]
 
 /** Rows of the media routes (by pattern and the path below `/file/<slug>/` of a seeded file): the owner only. */
@@ -1740,6 +1742,74 @@ function playerRows(kind: PlayerKind, param: 'theme' | 'behavior', viewer: Grant
  * and deleted with resource.edit; setting a theme (behavior) also needs the profile's
  * player_theme.use (player_behavior.use).
  */
+/** Webhooks (an extension of the contract): platform.edit on the webhook's platform, 403 to who only sees it. */
+function webhookRows(): Row[] {
+  const admins = roles(PV, 'platform.edit')
+  const seer: Grant = { profile: [PV] }
+  const at = (id: string, rest = '') => `/webhook/${id}${rest}`
+  const fresh = (): Promise<string> => w.webhook(P().platform)
+  const row = (method: Row['method'], route: string, ok: number, setup: () => Promise<Target>): Row => ({
+    method,
+    route,
+    withRight: admins,
+    without: seer,
+    setup,
+    expect: allowed(ok, 403),
+  })
+  return [
+    row('GET', '/platform/:platform/webhooks', 200, async () => ({ path: `/platform/${P().platform.slug}/webhooks` })),
+    row('POST', '/platform/:platform/webhooks', 201, async () => {
+      const description = unique('made-hook')
+      return {
+        path: `/platform/${P().platform.slug}/webhooks`,
+        form: { url: HOOK_URL, events: 'webhook.test', description },
+        applied: () => w.exists('webhook', { description, platformId: P().platform.id }),
+        check: (res) => expectElement(res, 'description', description),
+      }
+    }),
+    row('GET', '/webhook/:webhook', 200, async () => ({ path: at(P().webhook) })),
+    row('PUT', '/webhook/:webhook', 200, async () => {
+      const id = await fresh()
+      const description = unique('changed-hook')
+      return {
+        path: at(id),
+        form: { description },
+        applied: () => w.exists('webhook', { publicId: id, description }),
+      }
+    }),
+    row('DELETE', '/webhook/:webhook', 204, async () => {
+      const id = await fresh()
+      return { path: at(id), applied: async () => !(await w.exists('webhook', { publicId: id })) }
+    }),
+    row('POST', '/webhook/:webhook/rotate_secret', 200, async () => {
+      const id = await fresh()
+      return {
+        path: at(id, '/rotate_secret'),
+        applied: () => w.exists('webhook', { publicId: id, previousSecret: { $ne: null } }),
+      }
+    }),
+    row('POST', '/webhook/:webhook/test', 202, async () => {
+      const id = await fresh()
+      return {
+        path: at(id, '/test'),
+        applied: () => w.webhookHasEvent(id, { type: 'webhook.test', state: { $ne: 'failed' } }),
+      }
+    }),
+    row('GET', '/webhook/:webhook/deliveries', 200, async () => ({ path: at(P().webhook, '/deliveries') })),
+    row('GET', '/webhook/:webhook/deliveries/:delivery', 200, async () => ({
+      path: at(P().webhook, `/deliveries/${P().delivery}`),
+    })),
+    row('POST', '/webhook/:webhook/deliveries/:delivery/redeliver', 202, async () => {
+      const id = await fresh()
+      const delivery = await w.delivery(id)
+      return {
+        path: at(id, `/deliveries/${delivery}/redeliver`),
+        applied: () => w.webhookHasEvent(id, { state: { $ne: 'failed' } }),
+      }
+    }),
+  ]
+}
+
 function widgetRows(): Row[] {
   const editor = roles('resource.view', 'resource.edit')
   const at = (widget?: string) => `/resource/${P().resource}/widgets${widget ? `/${widget}` : ''}`
@@ -2303,7 +2373,8 @@ function expectAnswer(res: Response, status: number): void {
 }
 
 beforeAll(async () => {
-  app = await startApp()
+  // The webhooks of the matrix point at a closed port of 127.0.0.1 (HOOK_URL): allowed, and never off the machine.
+  app = await startApp({ config: { webhooks: { allow_private_networks: true } } })
   w = await World.create(app)
   actors.platformAdmin = (await w.userAndClient(w.p.platform, w.p.adminProfile)).client
   actors.otherTenant = (await w.userAndClient(w.q.platform, w.q.adminProfile)).client
@@ -2404,6 +2475,8 @@ function valuesOf(t: TenantObjects, route: string): Record<string, string> {
     widget: t.widget,
     theme: t.theme,
     behavior: t.behavior,
+    webhook: t.webhook,
+    delivery: t.delivery,
     ...MEDIA,
   }
 }
@@ -2436,6 +2509,8 @@ const MISSING: Record<string, string> = {
   widget: 'no-such-widget',
   theme: 'no-such-theme',
   behavior: 'no-such-behavior',
+  webhook: 'NoSuchWebhook000',
+  delivery: 'NoSuchDelivery00',
   ...MEDIA,
 }
 

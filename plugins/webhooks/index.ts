@@ -1,0 +1,84 @@
+import { definePlugin, serviceKey } from '../../src/kernel/index.js'
+import '../identity/index.js'
+import '../files/index.js'
+import '../resources/index.js'
+import init from './migrations/20270129-webhooks-init.js'
+import { WebhookDeliveryEntity } from './webhook-delivery.entity.js'
+import { DELIVER_JOB, deliveryJob, deliveryState } from './webhook-delivery.job.js'
+import { WebhookEntity } from './webhook.entity.js'
+import { listenForWebhooks } from './webhook.listeners.js'
+import { WebhookMessageEntity } from './webhook-message.entity.js'
+import { WebhookMetrics } from './webhook.metrics.js'
+import { type WebhookNetwork, systemNetwork } from './webhook-network.js'
+import type { Publisher } from './webhook-publish.service.js'
+import { webhookQueries } from './webhook.queries.js'
+import { webhookRoutes } from './webhook.routes.js'
+import { purgeDeliveries } from './webhook.service.js'
+import { webhooksConfigSchema } from './webhooks.config.js'
+
+export { WEBHOOK_EVENTS, type WebhookEventType } from './webhook-events.js'
+export type { WebhookNetwork } from './webhook-network.js'
+export { type WebhookView, webhookQueries } from './webhook.queries.js'
+export { checkWebhookUrl } from './webhook-address.js'
+export { readWebhookFields, type WebhookInput } from './webhook.fields.js'
+export { type UrlPolicy, checkUrlField, createWebhook, deleteWebhook } from './webhook.service.js'
+export { type WebhooksConfig, webhooksConfigSchema } from './webhooks.config.js'
+
+/**
+ * How this process reaches receivers: name resolution and connections. One object, read at
+ * every delivery and URL check, so tests swap its members for a loopback-only network.
+ */
+export const WEBHOOKS_NETWORK = serviceKey<WebhookNetwork>('webhooks.network')
+
+/**
+ * Signed webhooks, an extension of the contract (docs/webhooks.md): a platform's administrators
+ * subscribe URLs to its events (files uploaded, encoded, failed, deleted; resources created,
+ * updated, deleted; users created), which are recorded in the transaction of each change and
+ * POSTed by the durable job queue, signed as Standard Webhooks says, retried on a schedule,
+ * never to private addresses unless allowed.
+ */
+export default definePlugin({
+  name: 'webhooks',
+  dependsOn: ['platforms', 'identity', 'files', 'resources'],
+  config: webhooksConfigSchema,
+  entities: [WebhookEntity, WebhookMessageEntity, WebhookDeliveryEntity],
+  migrations: [init],
+  register(ctx) {
+    const config = ctx.config
+    const network: WebhookNetwork = { ...systemNetwork }
+    ctx.expose(WEBHOOKS_NETWORK, network)
+    const metrics = new WebhookMetrics(ctx.metrics)
+    const subscriptions = ctx.cache<{ id: number; events: string[] }[]>({ tables: ['webhooks'] })
+    const publisher: Publisher = {
+      subscribers: (platformId) =>
+        subscriptions.get(String(platformId), () => webhookQueries.enabledOf(ctx.reader, platformId)),
+      queue: (em, message) =>
+        ctx.enqueue(
+          DELIVER_JOB,
+          { message: message.id },
+          { em, subject: message.eventId, maxAttempts: config.retry_delays.length + 1 },
+        ),
+      recorded: (type) => metrics.recorded(type),
+    }
+    ctx.job(
+      DELIVER_JOB,
+      deliveryJob({ em: () => ctx.em(), config, network, metrics, log: ctx.log }),
+      deliveryState(metrics, config.retry_delays),
+    )
+    listenForWebhooks(ctx, {
+      reader: ctx.reader,
+      links: ctx.links,
+      publisher,
+      progressInterval: config.progress_interval,
+    })
+    ctx.routes((r) =>
+      webhookRoutes(r, { policy: { config, network }, secretOverlap: config.secret_overlap, publisher }),
+    )
+    ctx.on('maintenance.purge', async ({ now, report }) => {
+      report['webhook events'] = await purgeDeliveries(
+        ctx.em(),
+        new Date(now.getTime() - config.keep_deliveries * 1000),
+      )
+    })
+  },
+})

@@ -1,0 +1,129 @@
+import type { EntityManager, LinkBuilder, PluginContext, Reader } from '../../src/kernel/index.js'
+import { type FileView, fileQueries } from '../files/index.js'
+import { platformQueries } from '../platforms/index.js'
+import type { ResourceAnnounced } from '../resources/index.js'
+import { type Publisher, type WebhookEvent, publish } from './webhook-publish.service.js'
+
+/** What the listeners need: committed data for what an event does not carry, links, the publisher. */
+export interface ListenerDeps {
+  reader: Reader
+  links: LinkBuilder
+  publisher: Publisher
+  /** Seconds between two `file.encoding_progress` events of one file. */
+  progressInterval: number
+}
+
+/** Most files whose last progress event is remembered (throttling); past it the memory starts over. */
+const PROGRESS_MEMORY = 10_000
+
+/**
+ * Turns the plugins' changes into webhook events, each inside the transaction of the change
+ * (so an event exists if and only if its change was committed): files uploaded, encoded,
+ * failed, deleted and their encoding's progress (throttled per file); resources created,
+ * updated, deleted; users created.
+ */
+export function listenForWebhooks(ctx: PluginContext<unknown>, deps: ListenerDeps): void {
+  const { links, reader } = deps
+  const platformOf = async (id: number) => {
+    const platform = await platformQueries.byId(reader, id)
+    return { slug: platform?.slug ?? '', href: platform ? links.url('platform', platform.slug) : '' }
+  }
+  const send = async (em: EntityManager, event: Omit<WebhookEvent, 'data'>, data: Record<string, unknown>) => {
+    // Nothing is read for platforms nobody listens to (kept per process: the subscriptions).
+    if (!(await deps.publisher.subscribers(event.platformId)).length) return
+    await publish(deps.publisher, em, { ...event, data: { platform: await platformOf(event.platformId), ...data } })
+  }
+  const fileData = (file: Pick<FileView, 'slug' | 'name'> & { type?: string; size?: number }) => ({
+    slug: file.slug,
+    name: file.name,
+    ...(file.type !== undefined ? { type: file.type } : {}),
+    ...(file.size !== undefined ? { size: file.size } : {}),
+    href: links.url('file', file.slug),
+  })
+  const resourceData = (resource: ResourceAnnounced) => ({
+    slug: resource.slug,
+    title: resource.title,
+    href: links.url('resource', resource.slug),
+    stream: { slug: resource.streamSlug, href: links.url('stream', resource.streamSlug) },
+    file: { slug: resource.fileSlug, href: links.url('file', resource.fileSlug) },
+  })
+  /** A file's event, read from committed data (the file existed before the change announced). */
+  const fileEvent = async (em: EntityManager, type: WebhookEvent['type'], fileId: number, extra = {}) => {
+    const file = await fileQueries.fileById(reader, fileId)
+    if (!file) return
+    await send(
+      em,
+      { type, platformId: file.platformId, subject: `file:${file.slug}` },
+      { file: fileData(file), ...extra },
+    )
+  }
+
+  ctx.on('file.uploaded', ({ em, file }) =>
+    send(
+      em,
+      { type: 'file.uploaded', platformId: file.platformId, subject: `file:${file.slug}` },
+      { file: fileData(file) },
+    ),
+  )
+  ctx.on('file.encoded', ({ em, fileId }) => fileEvent(em, 'file.encoded', fileId))
+  ctx.on('file.encoding_failed', ({ em, fileId, reason }) => fileEvent(em, 'file.encoding_failed', fileId, { reason }))
+  const lastProgress = new Map<number, number>()
+  ctx.on('file.encoding_progress', async ({ em, fileId, progress }) => {
+    const now = Date.now()
+    const last = lastProgress.get(fileId)
+    if (progress < 100 && last !== undefined && now - last < deps.progressInterval * 1000) return
+    if (lastProgress.size >= PROGRESS_MEMORY) lastProgress.clear()
+    lastProgress.set(fileId, now)
+    await fileEvent(em, 'file.encoding_progress', fileId, { progress })
+  })
+  ctx.on('file.deleted', async ({ em, files }) => {
+    for (const file of files) {
+      await send(
+        em,
+        { type: 'file.deleted', platformId: file.platformId, subject: `file:${file.slug}` },
+        {
+          file: fileData(file),
+        },
+      )
+    }
+  })
+  ctx.on('resource.created', ({ em, resource }) =>
+    send(
+      em,
+      { type: 'resource.created', platformId: resource.platformId, subject: `resource:${resource.slug}` },
+      {
+        resource: resourceData(resource),
+      },
+    ),
+  )
+  ctx.on('resource.updated', ({ em, resource, changed }) =>
+    send(
+      em,
+      { type: 'resource.updated', platformId: resource.platformId, subject: `resource:${resource.slug}` },
+      {
+        resource: resourceData(resource),
+        changed,
+      },
+    ),
+  )
+  ctx.on('resource.deleted', async ({ em, resources }) => {
+    for (const resource of resources) {
+      await send(
+        em,
+        { type: 'resource.deleted', platformId: resource.platformId, subject: `resource:${resource.slug}` },
+        {
+          resource: resourceData(resource),
+        },
+      )
+    }
+  })
+  ctx.on('user.created', ({ em, user }) =>
+    send(
+      em,
+      { type: 'user.created', platformId: user.platformId, subject: `user:${user.username}` },
+      {
+        user: { username: user.username, href: links.url('user', user.username) },
+      },
+    ),
+  )
+}
