@@ -1,7 +1,10 @@
 import { Webhook as Verifier } from 'standardwebhooks'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { WEBHOOKS_NETWORK } from '../../../plugins/webhooks/index.js'
+import { fileQueries } from '../../../plugins/files/index.js'
 import { WebhookEntity } from '../../../plugins/webhooks/webhook.entity.js'
+import { WebhookMessageEntity } from '../../../plugins/webhooks/webhook-message.entity.js'
+import { transaction } from '../../../src/kernel/index.js'
 import { type TestApp } from '../../helpers/app.js'
 import { INVALID, expectError, xmlOf } from '../../helpers/answers.js'
 import type { DigestClient } from '../../helpers/digest-client.js'
@@ -335,6 +338,37 @@ describe('deliveries', () => {
 })
 
 describe('events', () => {
+  it('file.encoding_progress is opt-in and throttled per file, but for the last one', async () => {
+    const { id } = await createHook(padmin, '/progress', 'file.encoding_progress')
+    await createHook(padmin, '/no-progress', '*')
+    const slug = await uploadFile(app.client, 'progress.pdf')
+    const file = (await fileQueries.fileBySlug(app.kernel.services.reader, slug))!
+    const announce = (progress: number) =>
+      transaction(app.kernel.em(), (tx) =>
+        app.kernel.emit('file.encoding_progress', { em: tx, fileId: file.id, progress }),
+      )
+    const started = Date.now()
+    for (let step = 1; step <= 10; step++) await announce(step * 9)
+    const elapsed = Date.now() - started
+    await announce(100)
+    const webhook = await app.kernel.em().findOneOrFail(WebhookEntity, { publicId: id })
+    const recorded = await app.kernel.em().count(WebhookMessageEntity, { webhookId: webhook.id })
+    // Ten announcements within `elapsed` ms: the first, at most one more per second, and the 100.
+    expect(recorded).toBeGreaterThanOrEqual(2)
+    expect(recorded).toBeLessThanOrEqual(2 + Math.floor(elapsed / 1000))
+    const got = await receiver.waitFor('/progress', recorded)
+    expect(got.map((r) => r.event.data.progress).sort((a, b) => a - b)[0]).toBe(9)
+    expect(got.some((r) => r.event.data.progress === 100)).toBe(true)
+    expect(got[0]!.event.data.file).toEqual({
+      slug,
+      name: 'progress.pdf',
+      href: `${app.url}/file/${slug}`,
+      type: 'document',
+      size: expect.any(Number),
+    })
+    expect(receiver.at('/no-progress', 'file.encoding_progress')).toEqual([])
+  })
+
   it('each is emitted by the action that causes it, to its platform only', async () => {
     const all = await createHook(padmin, '/all', '*,file.encoding_progress')
     await createHook(padmin, '/star', '*')
@@ -387,6 +421,13 @@ describe('events', () => {
     expect(await one('file.encoded', (d) => d.file.slug === encoded)).toMatchObject({ platform, file: fileOf(encoded) })
     const progress = await one('file.encoding_progress', (d) => d.file.slug === encoded)
     expect(progress.progress).toBeGreaterThanOrEqual(0)
+    // Throttled: at most one per webhooks.progress_interval (1 s here) and file, but for the last one (100).
+    const times = receiver
+      .at('/all', 'file.encoding_progress')
+      .filter((r) => r.event.data.file.slug === encoded && r.event.data.progress < 100)
+      .map((r) => Date.parse(r.event.timestamp))
+      .sort((a, b) => a - b)
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(995)
     expect(await one('file.encoding_failed', (d) => d.file.slug === broken)).toMatchObject({
       platform,
       file: fileOf(broken),
