@@ -234,11 +234,15 @@ describe('FieldReader.done', () => {
 })
 
 describe('FieldReader.words', () => {
-  it('reads comma-separated words and repeated `name[]` values, trimmed, without empties or repeats, in order', () => {
+  it('reads comma-separated words and repeated values, trimmed, without empties or repeats, in order', () => {
     expect(reader({ events: ' a, b ,,a ,c ' }).words('events')).toEqual(['a', 'b', 'c'])
     const repeated = new FieldReader(formFromQuery('events[]=x,y&events[]=z&events[]=x'), 'create')
     expect(repeated.words('events')).toEqual(['x', 'y', 'z'])
     expect(repeated.errors).toEqual({})
+    // A plain field sent more than once: every value for a list, the last one for any other field.
+    const plain = new FieldReader(formFromQuery('events=x&title=a&events=y,z&title=b'), 'create')
+    expect(plain.words('events')).toEqual(['x', 'y', 'z'])
+    expect(plain.string('title')).toBe('b')
   })
 
   it('absent is undefined, empty is null; required fails as other fields do', () => {

@@ -43,10 +43,28 @@ function fieldPath(name: string): string[] {
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'prototype', 'constructor'])
 
+/** Every value of the plain fields sent more than once (`events=a&events=b`), by form. */
+const repeats = new WeakMap<Form, Map<string, string[]>>()
+
+/**
+ * Every value of a plain field sent more than once, in order (undefined when it came once):
+ * for the fields that take a list (`FieldReader.words`). The form itself keeps the last value,
+ * as it does for every other field.
+ */
+export function repeatedValues(form: Form, field: string): readonly string[] | undefined {
+  return repeats.get(form)?.get(field)
+}
+
 /** Sets a field into a form by its bracket path; a later value replaces an earlier one. */
 export function setField(form: Form, name: string, value: string): void {
   const path = fieldPath(name)
   if (path.some((key) => FORBIDDEN_KEYS.has(key))) return
+  const earlier = path.length === 1 ? form[path[0]!] : undefined
+  if (typeof earlier === 'string') {
+    const seen = repeats.get(form) ?? new Map<string, string[]>()
+    repeats.set(form, seen)
+    seen.set(path[0]!, [...(seen.get(path[0]!) ?? [earlier]), value])
+  }
   let node: Form = form
   for (let i = 0; i < path.length - 1; i++) {
     const key = path[i]!

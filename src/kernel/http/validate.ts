@@ -1,5 +1,5 @@
 import { type FieldErrors, invalid } from './errors.js'
-import type { Form, FormValue } from './forms.js'
+import { type Form, type FormValue, repeatedValues } from './forms.js'
 
 /**
  * `create`: absent or empty required fields fail, absent optional ones are undefined.
@@ -146,11 +146,12 @@ export class FieldReader {
   }
 
   /**
-   * A list of words, sent comma-separated, as a repeated field (`events[]=a&events[]=b`) or both:
-   * trimmed, without empty items or repeats, in the order sent. Undefined absent, null empty.
+   * A list of words, sent comma-separated, as a repeated field (`events=a&events=b`, or
+   * `events[]=a&events[]=b`) or both: trimmed, without empty items or repeats, in the order
+   * sent. Undefined absent, null empty.
    */
   words(field: string, rule: Common & { max?: number } = {}): string[] | null | undefined {
-    const value = this.raw(field, rule.aliases)
+    const value = repeatedValues(this.form, field) ?? this.raw(field, rule.aliases)
     if (value === undefined) {
       if (rule.required && this.mode === 'create') this.fail(field, 'is required')
       return undefined

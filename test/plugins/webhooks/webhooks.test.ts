@@ -111,10 +111,23 @@ describe('subscriptions', () => {
     expect(first.headers['content-range']).toMatch(/^entities 0-0\/\d+$/)
   })
 
-  it('take events repeated as events[] too, and are changed, then deleted', async () => {
-    const res = await padmin.post('/platform/default/webhooks', {
-      form: { url: `${receiver.url}/changed`, 'events[]': ['file.uploaded', 'file.deleted'] } as never,
+  it('take events repeated (events=a&events=b, or events[]), and are changed, then deleted', async () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded' }
+    const url = encodeURIComponent(`${receiver.url}/changed`)
+    const bracketed = await padmin.post('/platform/default/webhooks', {
+      headers: form,
+      body: `url=${url}&events[]=file.uploaded&events[]=file.deleted,user.created`,
     })
+    expect(list(xmlOf(bracketed, 201).webhook.events.event).map(text)).toEqual([
+      'file.uploaded',
+      'file.deleted',
+      'user.created',
+    ])
+    const res = await padmin.post('/platform/default/webhooks', {
+      headers: form,
+      body: `url=${url}&events=file.uploaded&events=file.deleted&description=plain`,
+    })
+    expect(list(xmlOf(res, 201).webhook.events.event).map(text)).toEqual(['file.uploaded', 'file.deleted'])
     const id = text(xmlOf(res, 201).webhook.id)
     const put = xmlOf(await padmin.put(`/webhook/${id}`, { form: { events: '*', enabled: '0' } }), 200).webhook
     expect(list(put.events.event).map(text)).toEqual(['*'])
