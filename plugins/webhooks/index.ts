@@ -50,8 +50,8 @@ export default definePlugin({
     const metrics = new WebhookMetrics(ctx.metrics)
     const subscriptions = ctx.cache<{ id: number; events: string[] }[]>({ tables: ['webhooks'] })
     const publisher: Publisher = {
-      subscribers: (platformId) =>
-        subscriptions.get(String(platformId), () => webhookQueries.enabledOf(ctx.reader, platformId)),
+      subscribers: (platformId, reader) =>
+        subscriptions.get(String(platformId), () => webhookQueries.enabledOf(reader, platformId)),
       queue: (em, message) =>
         ctx.enqueue(
           DELIVER_JOB,
@@ -66,7 +66,6 @@ export default definePlugin({
       deliveryState(metrics, config.retry_delays),
     )
     listenForWebhooks(ctx, {
-      reader: ctx.reader,
       links: ctx.links,
       publisher,
       progressInterval: config.progress_interval,

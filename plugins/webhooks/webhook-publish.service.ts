@@ -1,4 +1,4 @@
-import { type EntityManager, afterCommit } from '../../src/kernel/index.js'
+import { type EntityManager, type Reader, afterCommit, transactionReader } from '../../src/kernel/index.js'
 import { type WebhookEventType, subscribes } from './webhook-events.js'
 import { WebhookMessageEntity } from './webhook-message.entity.js'
 import { newEventId } from './webhook-signature.js'
@@ -15,8 +15,8 @@ export interface WebhookEvent {
 
 /** What publishing needs: the subscriptions of a platform and the delivery queue. */
 export interface Publisher {
-  /** The enabled webhooks of a platform and what they subscribe to (kept per process). */
-  subscribers(platformId: number): Promise<{ id: number; events: string[] }[]>
+  /** The enabled webhooks of a platform and what they subscribe to (kept per process; else read with `reader`). */
+  subscribers(platformId: number, reader: Reader): Promise<{ id: number; events: string[] }[]>
   /** Queues the delivery of a recorded message in `em`'s transaction (the outbox). */
   queue(em: EntityManager, message: { id: number; eventId: string }): Promise<unknown>
   /** Counts a recorded event, by type (metrics). */
@@ -38,7 +38,9 @@ export async function publish(
   const webhooks =
     only !== undefined
       ? [{ id: only }]
-      : (await publisher.subscribers(event.platformId)).filter((webhook) => subscribes(webhook.events, event.type))
+      : (await publisher.subscribers(event.platformId, transactionReader(em))).filter((webhook) =>
+          subscribes(webhook.events, event.type),
+        )
   if (!webhooks.length) return []
   const now = new Date()
   const body = JSON.stringify({ type: event.type, timestamp: now.toISOString(), data: event.data })

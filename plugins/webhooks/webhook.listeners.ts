@@ -1,12 +1,17 @@
-import type { EntityManager, LinkBuilder, PluginContext, Reader } from '../../src/kernel/index.js'
+import {
+  type EntityManager,
+  type LinkBuilder,
+  type PluginContext,
+  type Reader,
+  transactionReader,
+} from '../../src/kernel/index.js'
 import { type FileView, fileQueries } from '../files/index.js'
 import { platformQueries } from '../platforms/index.js'
 import type { ResourceAnnounced } from '../resources/index.js'
 import { type Publisher, type WebhookEvent, publish } from './webhook-publish.service.js'
 
-/** What the listeners need: committed data for what an event does not carry, links, the publisher. */
+/** What the listeners need: links, the publisher, the throttle of progress events. */
 export interface ListenerDeps {
-  reader: Reader
   links: LinkBuilder
   publisher: Publisher
   /** Seconds between two `file.encoding_progress` events of one file. */
@@ -23,15 +28,21 @@ const PROGRESS_MEMORY = 10_000
  * updated, deleted; users created.
  */
 export function listenForWebhooks(ctx: PluginContext<unknown>, deps: ListenerDeps): void {
-  const { links, reader } = deps
-  const platformOf = async (id: number) => {
+  const { links } = deps
+  // Every read goes through the change's transaction (transactionReader): a second connection taken while it
+  // holds its locks could wait on a pool held by transactions that wait on those locks.
+  const platformOf = async (reader: Reader, id: number) => {
     const platform = await platformQueries.byId(reader, id)
     return { slug: platform?.slug ?? '', href: platform ? links.url('platform', platform.slug) : '' }
   }
   const send = async (em: EntityManager, event: Omit<WebhookEvent, 'data'>, data: Record<string, unknown>) => {
+    const reader = transactionReader(em)
     // Nothing is read for platforms nobody listens to (kept per process: the subscriptions).
-    if (!(await deps.publisher.subscribers(event.platformId)).length) return
-    await publish(deps.publisher, em, { ...event, data: { platform: await platformOf(event.platformId), ...data } })
+    if (!(await deps.publisher.subscribers(event.platformId, reader)).length) return
+    await publish(deps.publisher, em, {
+      ...event,
+      data: { platform: await platformOf(reader, event.platformId), ...data },
+    })
   }
   const fileData = (file: Pick<FileView, 'slug' | 'name'> & { type?: string; size?: number }) => ({
     slug: file.slug,
@@ -47,9 +58,9 @@ export function listenForWebhooks(ctx: PluginContext<unknown>, deps: ListenerDep
     stream: { slug: resource.streamSlug, href: links.url('stream', resource.streamSlug) },
     file: { slug: resource.fileSlug, href: links.url('file', resource.fileSlug) },
   })
-  /** A file's event, read from committed data (the file existed before the change announced). */
+  /** A file's event, the file read in the change's transaction. */
   const fileEvent = async (em: EntityManager, type: WebhookEvent['type'], fileId: number, extra = {}) => {
-    const file = await fileQueries.fileById(reader, fileId)
+    const file = await fileQueries.fileById(transactionReader(em), fileId)
     if (!file) return
     await send(
       em,

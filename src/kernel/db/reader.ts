@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import type { Knex } from '@mikro-orm/knex'
-import type { DatabaseTarget } from './orm.js'
+import type { DatabaseTarget, EntityManager } from './orm.js'
 
 /** A row as the database returns it (column name → value). */
 export type Row = Record<string, unknown>
@@ -159,6 +159,38 @@ class PostgresReader implements Reader {
 }
 
 /** The reader for the configured database (call after migrations created the file). */
+/**
+ * The reads of a transaction, as a Reader: for queries written for the committed-data reader
+ * that run inside a change's transaction (event listeners). They see the transaction's own
+ * writes, and take no second connection: on PostgreSQL a transaction holding a lock that waits
+ * for a pool connection, while the pool is held by transactions waiting for that lock, would
+ * deadlock until the acquire timeout.
+ */
+export function transactionReader(em: EntityManager): Reader {
+  return new TransactionReader(em)
+}
+
+class TransactionReader implements Reader {
+  executed = 0
+
+  constructor(private readonly em: EntityManager) {}
+
+  async one<T extends Row>(sql: string, params: readonly unknown[] = []): Promise<T | undefined> {
+    return (await this.all<T>(sql, params))[0]
+  }
+
+  all<T extends Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    this.executed++
+    return this.em.execute<T[]>(sql, [...params])
+  }
+
+  count(sql: string, params?: readonly unknown[]): Promise<number> {
+    return countOf(this, sql, params)
+  }
+
+  close(): void {}
+}
+
 export function openReader(target: DatabaseTarget, knex: Knex): Reader {
   return target.dialect === 'sqlite' ? new LazySqliteReader(target.location) : new PostgresReader(knex)
 }
