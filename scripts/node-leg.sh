@@ -4,10 +4,16 @@
 # are built for that release's ABI against its headers (npm_config_nodedir), and the checkout's
 # own node_modules stay the default Node's.
 #
-#   scripts/node-leg.sh <major> [smoke] [vitest arguments...]
+#   scripts/node-leg.sh <major> [prepare | smoke] [vitest arguments...]
 #   scripts/node-leg.sh 22 test/kernel --reporter=json --outputFile.json=test-artifacts/node22.json
 #   scripts/node-leg.sh 24 smoke     # the operator's path: init, migrate, doctor, serve, curl --digest, SIGTERM
 #   NODE_LEG_HEADERS=24.18.1 scripts/node-leg.sh 24 smoke test/kernel   # both, one build
+#   NODE_LEG_DIR=/tmp/leg22 scripts/node-leg.sh 22 prepare   # only the copy and its install, done once:
+#   NODE_LEG_DIR=/tmp/leg22 scripts/node-leg.sh 22 test/kernel   # then runs in it (CI prepares while it lints)
+#
+# With ccache on PATH, the native modules are compiled through it: SQLite's amalgamation, nine tenths of
+# better-sqlite3's build, does not depend on Node's headers, so a build for another release (or the checkout's
+# own npm ci, compiled through ccache too) leaves it in the cache and the next build takes seconds, not minutes.
 #
 # NODE_LEG_HEADERS builds the native modules against the headers of that release instead of
 # the runtime's own: better-sqlite3 12.x built against Node 24.19+ headers aborts at teardown
@@ -24,28 +30,39 @@ shift
 leg=${NODE_LEG_DIR:-$(mktemp -d)}
 [ -n "${NODE_LEG_DIR:-}" ] || trap 'rm -rf "$leg"' EXIT
 mkdir -p "$leg/node" "$leg/repo"
+prepared="$leg/prepared"
 
 # The node package installs the release for this platform under node_modules/node/node_modules.
-(cd "$leg/node" && npm install --no-save --no-fund --no-audit --loglevel=error "node@${major}" >/dev/null)
+[ -f "$prepared" ] || (cd "$leg/node" && npm install --no-save --no-fund --no-audit --loglevel=error "node@${major}" >/dev/null)
 nodedir=$(dirname "$(dirname "$(ls "$leg"/node/node_modules/node/node_modules/*/bin/node | head -n 1)")")
 [ -x "$nodedir/bin/node" ] || { echo "node@${major}: no binary under $leg/node"; exit 1; }
 export PATH="$nodedir/bin:$PATH"
 export npm_config_nodedir="$nodedir"
 if [ -n "${NODE_LEG_HEADERS:-}" ]; then
   mkdir -p "$leg/headers"
-  (cd "$leg/headers" && npm install --no-save --no-fund --no-audit --loglevel=error "node@${NODE_LEG_HEADERS}" >/dev/null)
+  [ -f "$prepared" ] ||
+    (cd "$leg/headers" && npm install --no-save --no-fund --no-audit --loglevel=error "node@${NODE_LEG_HEADERS}" >/dev/null)
   npm_config_nodedir=$(dirname "$(dirname "$(ls "$leg"/headers/node_modules/node/node_modules/*/bin/node | head -n 1)")")
 fi
 echo "node-leg: $(node -v) from the npm registry ($nodedir), native modules built against $npm_config_nodedir"
 
-# The tracked files as they are in the working tree (a fresh clone in CI), without node_modules.
-git ls-files -z | (cd "$repo" && xargs -0 tar -cf -) | tar -xf - -C "$leg/repo"
-ln -sfn "$repo/../shared" "$leg/shared" 2>/dev/null || true
+if [ ! -f "$prepared" ]; then
+  if command -v ccache >/dev/null 2>&1; then
+    # Paths inside the copy hashed relative to it: the same sources in another folder are the same entry.
+    export CC="${CC:-ccache gcc}" CXX="${CXX:-ccache g++}" CCACHE_BASEDIR="$leg/repo" CCACHE_NOHASHDIR=1
+  fi
+  # The tracked files as they are in the working tree (a fresh clone in CI), without node_modules.
+  git ls-files -z | (cd "$repo" && xargs -0 tar -cf -) | tar -xf - -C "$leg/repo"
+  ln -sfn "$repo/../shared" "$leg/shared" 2>/dev/null || true
+  (cd "$leg/repo" && npm ci --no-fund --no-audit --loglevel=error >/dev/null)
+  (cd "$leg/repo" && node -e 'require("better-sqlite3")(":memory:").prepare("select 1").get()')
+  (cd "$leg/repo" && npm run build --silent)
+  touch "$prepared"
+  echo "node-leg: $(node -v) prepared in $leg/repo"
+fi
+[ "${1:-}" != prepare ] || exit 0
 
 cd "$leg/repo"
-npm ci --no-fund --no-audit --loglevel=error >/dev/null
-node -e 'require("better-sqlite3")(":memory:").prepare("select 1").get()'
-npm run build --silent
 
 if [ "${1:-}" = smoke ]; then
   # What an operator does on this release, each step's exit status checked: a crash at exit
