@@ -3,11 +3,15 @@
 // runs against stale bundles): each plugins/<plugin>/browser/<name>.browser.ts, with what it imports, becomes
 // dist/browser/<name>.js, one classic script (an IIFE) that the plugin serves under a name or query carrying its
 // content hash (src/kernel/http/browser-script.ts reads it). Type-checked separately (tsconfig.browser.json):
-// esbuild only strips the types.
+// esbuild only strips the types. hls.js's light build is copied there too (dist/browser/hls.js), and every script gets
+// its brotli (`.br`) and gzip (`.gz`) twins, compressed here once rather than by every server start (brotli at
+// quality 11 takes about a second of CPU for hls.js).
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { basename, join, relative } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -31,6 +35,7 @@ export function browserEntries(root = ROOT) {
     for (const file of readdirSync(folder).sort()) {
       if (!file.endsWith(ENTRY)) continue
       const name = basename(file, ENTRY)
+      if (name === 'hls') throw new Error(`dist/browser/hls.js is hls.js: rename ${relative(root, join(folder, file))}`)
       const twin = entries.find((entry) => entry.name === name)
       if (twin) {
         throw new Error(
@@ -43,15 +48,42 @@ export function browserEntries(root = ROOT) {
   return entries
 }
 
-/** Writes `path` only when its content changes, through a rename: a server or test reading it never sees half a file. */
-function writeIfChanged(path, contents) {
-  if (existsSync(path) && readFileSync(path).equals(contents)) return
+/** Writes `path` through a rename: a server or test reading it never sees half a file. */
+function writeWhole(path, contents) {
   const temporary = `${path}.${process.pid}.tmp`
   writeFileSync(temporary, contents)
   renameSync(temporary, path)
 }
 
-/** Bundles every entry into dist/browser/; answers `{ name, path, bytes }` of each bundle. */
+/**
+ * Writes the script `path` and its compressed twins, each only when missing or changed (a twin is written before its
+ * script: a script on disk always has twins of its own content).
+ */
+function writeScript(path, contents) {
+  const unchanged = existsSync(path) && readFileSync(path).equals(contents)
+  if (unchanged && existsSync(`${path}.br`) && existsSync(`${path}.gz`)) return
+  const br = brotliCompressSync(contents, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+      [constants.BROTLI_PARAM_SIZE_HINT]: contents.length,
+    },
+  })
+  writeWhole(`${path}.br`, br)
+  writeWhole(`${path}.gz`, gzipSync(contents, { level: constants.Z_BEST_COMPRESSION }))
+  if (!unchanged) writeWhole(path, contents)
+}
+
+/**
+ * hls.js's light build (no subtitles, alternate audio or DRM, which the player does not use) from node_modules, its
+ * source map comment removed (the map is not served).
+ */
+function hlsLibrary(root) {
+  const require = createRequire(join(root, 'package.json'))
+  const source = readFileSync(require.resolve('hls.js/dist/hls.light.min.js'), 'utf8')
+  return Buffer.from(source.replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '\n'))
+}
+
+/** Bundles every entry into dist/browser/, with hls.js; answers `{ name, path, bytes }` of each script. */
 export async function bundleBrowserScripts({ root = ROOT, outDir = OUT_DIR } = {}) {
   const entries = browserEntries(root)
   const result = await build({
@@ -71,9 +103,13 @@ export async function bundleBrowserScripts({ root = ROOT, outDir = OUT_DIR } = {
     logLevel: 'warning',
   })
   await mkdir(outDir, { recursive: true })
-  return result.outputFiles.map((file) => {
-    writeIfChanged(file.path, Buffer.from(file.contents))
-    return { name: basename(file.path, '.js'), path: file.path, bytes: file.contents.length }
+  const scripts = [
+    ...result.outputFiles.map((file) => ({ path: file.path, contents: Buffer.from(file.contents) })),
+    { path: join(outDir, 'hls.js'), contents: hlsLibrary(root) },
+  ]
+  return scripts.map(({ path, contents }) => {
+    writeScript(path, contents)
+    return { name: basename(path, '.js'), path, bytes: contents.length }
   })
 }
 

@@ -35,10 +35,6 @@ export default definePlugin({
       tokens: ctx.tokens,
     }
     ctx.routes((r) => playerRoutes(r, options))
-    ctx.onServe(() => {
-      // Compressing hls.js takes a moment: done before the first page asks for it.
-      assets.prepare().catch((error: unknown) => ctx.log.error({ err: error }, 'the player scripts are missing'))
-    })
     ctx.on('maintenance.purge', async ({ now, report }) => {
       report['expired player view sessions'] = await purgeViewSessions(ctx.em(), now)
     })

@@ -1,8 +1,4 @@
-import { createHash } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { promisify } from 'node:util'
-import { brotliCompress, constants, gzip } from 'node:zlib'
 import {
   type BrowserScript,
   type HttpContext,
@@ -14,83 +10,40 @@ import {
   reply,
 } from '../../src/kernel/index.js'
 
-const brotli = promisify(brotliCompress)
-const gzipped = promisify(gzip)
-
-/** A static script, in the three encodings a browser may take, compressed once. */
-interface Asset {
-  identity: Buffer
-  br: Buffer
-  gzip: Buffer
-  etag: string
-}
-
-async function compress(name: string, source: Buffer): Promise<Asset> {
-  const [br, gz] = await Promise.all([
-    brotli(source, {
-      params: {
-        [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
-        [constants.BROTLI_PARAM_SIZE_HINT]: source.length,
-      },
-    }),
-    gzipped(source, { level: constants.Z_BEST_COMPRESSION }),
-  ])
-  const etag = createHash('sha256').update(source).digest('base64url').slice(0, 22)
-  return { identity: source, br, gzip: gz, etag: `${name}-${etag}` }
-}
-
-/** The hls.js light build (no subtitles, alternate audio or DRM, which the player does not use) from node_modules. */
-function hlsLibrary(): { path: string; version: string } {
+/** hls.js's version, in its asset's name. */
+function hlsVersion(): string {
   const require = createRequire(import.meta.url)
-  const { version } = require('hls.js/package.json') as { version: string }
-  return { path: require.resolve('hls.js/dist/hls.light.min.js'), version }
+  return (require('hls.js/package.json') as { version: string }).version
 }
 
 /**
- * The player's scripts, served under `/player/assets/`: `hls-<version>.js` (hls.js, its source
- * map comment removed: the map is not served) and `player-<hash>.js` (ours:
- * plugins/player/browser/player.browser.ts as built). Compressed with brotli and gzip once, off
- * the event loop, when first asked for (`prepare` starts it when the server starts, so the
- * first page does not wait).
+ * The player's scripts, served under `/player/assets/`: `hls-<version>.js` (hls.js's light build, copied into
+ * dist/browser/hls.js by the build, its source map comment removed: the map is not served) and `player-<hash>.js`
+ * (ours: plugins/player/browser/player.browser.ts as built). Both compressed with brotli and gzip by the build
+ * (scripts/bundle-browser.js), not by each server start.
  */
 export class PlayerAssets {
   readonly hlsName: string
   readonly playerName: string
-  private readonly hlsPath: string
-  private readonly player: BrowserScript
   /** The JavaScript embed's bundle (embed.script.ts wraps it for each widget). */
   readonly embed: BrowserScript
-  private assets: Promise<Map<string, Asset>> | undefined
+  private readonly assets: Map<string, BrowserScript & { etag: string }>
 
   constructor() {
-    const library = hlsLibrary()
-    this.hlsName = `hls-${library.version}.js`
-    this.hlsPath = library.path
-    this.player = browserScript('player')
-    this.playerName = this.player.file
+    const hls = browserScript('hls')
+    const player = browserScript('player')
+    this.hlsName = `hls-${hlsVersion()}.js`
+    this.playerName = player.file
     this.embed = browserScript('embed')
-  }
-
-  /** Reads and compresses the assets (once; later calls share the first). */
-  prepare(): Promise<Map<string, Asset>> {
-    this.assets ??= (async () => {
-      const hls = (await readFile(this.hlsPath, 'utf8')).replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '\n')
-      const entries = await Promise.all([
-        compress(this.hlsName, Buffer.from(hls)),
-        compress(this.playerName, this.player.body),
-      ])
-      return new Map([
-        [this.hlsName, entries[0]],
-        [this.playerName, entries[1]],
-      ])
-    })()
-    this.assets.catch(() => (this.assets = undefined))
-    return this.assets
+    this.assets = new Map([
+      [this.hlsName, { ...hls, etag: `${this.hlsName}-${hls.hash}` }],
+      [this.playerName, { ...player, etag: `${this.playerName}-${player.hash}` }],
+    ])
   }
 
   /** The answer for `GET /player/assets/<name>`: the encoding the request accepts best, 304 when it holds this one. */
-  async serve(c: HttpContext, name: string): Promise<Reply> {
-    const asset = (await this.prepare()).get(name)
+  serve(c: HttpContext, name: string): Reply {
+    const asset = this.assets.get(name)
     if (!asset) throw notFound(`No player asset "${name}".`)
     const encoding = bestEncoding(c.req.headers['accept-encoding'])
     const etag = `"${asset.etag}${encoding === 'identity' ? '' : `-${encoding}`}"`
@@ -103,7 +56,7 @@ export class PlayerAssets {
     }
     const held = c.req.headers['if-none-match']
     if (held && held.split(',').some((tag) => tag.trim() === etag)) return { status: 304, headers }
-    return reply.raw(200, asset[encoding], SCRIPT_TYPE, headers)
+    return reply.raw(200, encoding === 'identity' ? asset.body : asset[encoding], SCRIPT_TYPE, headers)
   }
 }
 

@@ -125,8 +125,13 @@ export class BullmqQueue implements QueuePort {
     if (!worker) return
     this.worker = undefined
     let timer: NodeJS.Timeout | undefined
-    // Pausing takes no new signal and resolves once the deliveries under way ended.
-    const drained = worker.pause().then(() => true)
+    // Pausing takes no new signal and resolves once the deliveries under way ended. It may still be under way when
+    // the grace ends and the close below cuts its connection: its rejection ("Connection is closed") is then expected
+    // and must not go unhandled.
+    const drained = worker.pause().then(
+      () => true,
+      () => true,
+    )
     const inTime = await Promise.race([
       drained,
       new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),

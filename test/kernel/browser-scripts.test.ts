@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { browserScript } from '../../src/kernel/index.js'
 import { packageRoot } from '../../src/shared/package-root.js'
@@ -59,7 +60,8 @@ describe('browser scripts (plugins/*/browser/*.browser.ts)', () => {
 
   it('bundles every entry into one classic script of its name, as the server reads it', () => {
     expect(entries).toEqual(['embed', 'player', 'recorder', 'upload-page'])
-    expect(bundles.map((bundle) => bundle.name).sort()).toEqual(entries)
+    // hls.js's light build comes along (the player serves it).
+    expect(bundles.map((bundle) => bundle.name).sort()).toEqual([...entries, 'hls'].sort())
     for (const name of entries) {
       const built = readFileSync(join(outDir, `${name}.js`))
       // The same sources make the same bytes: what the server reads is this checkout's code.
@@ -70,6 +72,32 @@ describe('browser scripts (plugins/*/browser/*.browser.ts)', () => {
       expect(text).not.toMatch(/^\s*(?:import|export)\s/m)
       expect(text).not.toContain('require(')
     }
+  })
+
+  it('compresses every script at build time, brotli and gzip of its very bytes, as the server reads them', () => {
+    for (const name of [...entries, 'hls']) {
+      const built = readFileSync(join(outDir, `${name}.js`))
+      expect(brotliDecompressSync(readFileSync(join(outDir, `${name}.js.br`))).equals(built), name).toBe(true)
+      expect(gunzipSync(readFileSync(join(outDir, `${name}.js.gz`))).equals(built), name).toBe(true)
+      const script = browserScript(name)
+      expect(script.br.equals(readFileSync(join(outDir, `${name}.js.br`))), `dist/browser/${name}.js.br is stale`).toBe(
+        true,
+      )
+      expect(brotliDecompressSync(script.br).equals(script.body), name).toBe(true)
+      expect(gunzipSync(script.gzip).equals(script.body), name).toBe(true)
+    }
+    // Brotli at its best quality: hls.js within the player page's budget.
+    expect(browserScript('hls').br.length).toBeLessThan(110_000)
+  })
+
+  it('rebuilds a compressed twin that went missing, and leaves an unchanged script alone', async () => {
+    const bundler = (await import(new URL('../../scripts/bundle-browser.js', import.meta.url).href)) as Bundler
+    const script = join(outDir, 'player.js')
+    const before = statSync(script).mtimeMs
+    rmSync(`${script}.gz`)
+    await bundler.bundleBrowserScripts({ outDir })
+    expect(gunzipSync(readFileSync(`${script}.gz`)).equals(readFileSync(script))).toBe(true)
+    expect(statSync(script).mtimeMs).toBe(before)
   })
 
   it('keeps each bundle within its budget', () => {

@@ -25,6 +25,9 @@ export interface BrowserScript {
   readonly file: string
   /** `"<hash>"`, the validator of `browserScriptReply`. */
   readonly etag: string
+  /** The body compressed with brotli and with gzip at build time (`dist/browser/<name>.js.br`, `.gz`). */
+  readonly br: Buffer
+  readonly gzip: Buffer
 }
 
 const loaded = new Map<string, BrowserScript>()
@@ -38,18 +41,20 @@ export function browserScript(name: string): BrowserScript {
   if (known) return known
   if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name)) throw new Error(`not a browser script name: "${name}"`)
   const path = join(packageRoot(), 'dist', 'browser', `${name}.js`)
-  let body: Buffer
+  let body: Buffer, br: Buffer, gzip: Buffer
   try {
     body = readFileSync(path)
+    br = readFileSync(`${path}.br`)
+    gzip = readFileSync(`${path}.gz`)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
     throw new Error(
-      `the browser script "${name}" is not built (${path} is missing): run \`npm run build\`, ` +
-        'which bundles plugins/*/browser/*.browser.ts into dist/browser/',
+      `the browser script "${name}" is not built (${(error as NodeJS.ErrnoException).path ?? path} is missing): ` +
+        'run `npm run build`, which bundles plugins/*/browser/*.browser.ts into dist/browser/',
     )
   }
   const hash = createHash('sha256').update(body).digest('hex').slice(0, 16)
-  const script: BrowserScript = { name, body, hash, file: `${name}-${hash}.js`, etag: `"${hash}"` }
+  const script: BrowserScript = { name, body, hash, file: `${name}-${hash}.js`, etag: `"${hash}"`, br, gzip }
   loaded.set(name, script)
   return script
 }
