@@ -62,11 +62,28 @@ async function ffmpeg(args: string[]): Promise<void> {
   await run(findMediaBinary('ffmpeg')!.path, ['-v', 'error', '-y', ...args])
 }
 
-/** Media made at test time with ffmpeg's generators (`testsrc`, `sine`). */
-export async function makeMedia(
-  kind: 'video' | 'audio' | 'png' | 'jpeg',
-  options: { seconds?: number; size?: string; faststart?: boolean } = {},
-): Promise<Buffer> {
+type MediaKind = 'video' | 'audio' | 'png' | 'jpeg'
+type MediaOptions = { seconds?: number; size?: string; faststart?: boolean }
+
+/** What `makeMedia` made in this test process, by kind and options: the same request gets the same bytes. */
+const made = new Map<string, Promise<Buffer>>()
+
+/**
+ * Media made at test time with ffmpeg's generators (`testsrc`, `sine`), once per test process for each kind and set of
+ * options (ffmpeg's output is the same each time; every caller gets a copy of its own).
+ */
+export async function makeMedia(kind: MediaKind, options: MediaOptions = {}): Promise<Buffer> {
+  const key = JSON.stringify([kind, options.seconds ?? 2, options.size ?? '320x240', options.faststart ?? true])
+  let media = made.get(key)
+  if (!media) {
+    media = generateMedia(kind, options)
+    made.set(key, media)
+    media.catch(() => made.delete(key))
+  }
+  return Buffer.from(await media)
+}
+
+async function generateMedia(kind: MediaKind, options: MediaOptions): Promise<Buffer> {
   const dir = mkdtempSync(join(tmpdir(), 'mediactl-media-'))
   try {
     const seconds = options.seconds ?? 2
