@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs part of the suite on another Node.js release, fetched from the npm registry (the `node`
-# package), in a copy of the checkout with its own node_modules: native modules (better-sqlite3)
-# are built for that release's ABI against its headers (npm_config_nodedir), and the checkout's
-# own node_modules stay the default Node's.
+# package), in a copy of the checkout: its node_modules are the checkout's (installed by its `npm ci`, same
+# lockfile), hard-linked, but the native module (better-sqlite3), copied and built for that release's ABI against its
+# headers (npm_config_nodedir); dist/ is the checkout's build, copied. The checkout's own files stay the default
+# Node's. Run `npm ci` and `npm run build` in the checkout first.
 #
 #   scripts/node-leg.sh <major> [prepare | smoke] [vitest arguments...]
 #   scripts/node-leg.sh 22 test/kernel --reporter=json --outputFile.json=test-artifacts/node22.json
@@ -51,18 +52,28 @@ if [ ! -f "$prepared" ]; then
     # Paths inside the copy hashed relative to it: the same sources in another folder are the same entry.
     export CC="${CC:-ccache gcc}" CXX="${CXX:-ccache g++}" CCACHE_BASEDIR="$leg/repo" CCACHE_NOHASHDIR=1
   fi
-  # The tracked files as they are in the working tree (a fresh clone in CI), without node_modules.
+  [ -d "$repo/node_modules/better-sqlite3" ] || { echo "node-leg: run npm ci in $repo first"; exit 1; }
+  # The tracked files as they are in the working tree (a fresh clone in CI).
   git ls-files -z | (cd "$repo" && xargs -0 tar -cf -) | tar -xf - -C "$leg/repo"
   ln -sfn "$repo/../shared" "$leg/shared" 2>/dev/null || true
-  (cd "$leg/repo" && npm ci --no-fund --no-audit --loglevel=error >/dev/null)
+  # node_modules hard-linked (seconds, where a second npm ci took a minute of a core), nothing in it written in place:
+  # the caches the tools write there (.vite, .cache) are left out, and the one package built for a Node release is
+  # a copy of its own, rebuilt (its SQLite part from ccache).
+  cp -al "$repo/node_modules" "$leg/repo/node_modules"
+  rm -rf "$leg/repo/node_modules/.vite" "$leg/repo/node_modules/.cache" "$leg/repo/node_modules/better-sqlite3"
+  cp -a "$repo/node_modules/better-sqlite3" "$leg/repo/node_modules/better-sqlite3"
+  rm -rf "$leg/repo/node_modules/better-sqlite3/build"
+  (cd "$leg/repo" && npm rebuild better-sqlite3 --no-fund --no-audit --loglevel=error >/dev/null)
   (cd "$leg/repo" && node -e 'require("better-sqlite3")(":memory:").prepare("select 1").get()')
-  (cd "$leg/repo" && npm run build --silent)
   touch "$prepared"
   echo "node-leg: $(node -v) prepared in $leg/repo"
 fi
 [ "${1:-}" != prepare ] || exit 0
 
 cd "$leg/repo"
+# The build is the checkout's (plain JavaScript for every release), as it is when the leg starts.
+[ -f "$repo/dist/bundle/mediactl.js" ] || { echo "node-leg: run npm run build in $repo first"; exit 1; }
+rm -rf dist && cp -a "$repo/dist" dist
 
 if [ "${1:-}" = smoke ]; then
   # What an operator does on this release, each step's exit status checked: a crash at exit
