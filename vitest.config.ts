@@ -1,4 +1,9 @@
 import { defineConfig } from 'vitest/config'
+import WaitingFirstSequencer from './test/helpers/waiting-first.sequencer.js'
+
+// A run that shuffles its files (scripts/repeat-tests.sh) keeps vitest's random order: a sequencer set here would
+// replace it.
+const shuffled = process.argv.some((arg) => arg.startsWith('--sequence.shuffle'))
 
 export default defineConfig({
   test: {
@@ -17,5 +22,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default'],
+    sequence: shuffled ? {} : { sequencer: WaitingFirstSequencer },
   },
 })
