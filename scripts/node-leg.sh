@@ -57,11 +57,18 @@ if [ ! -f "$prepared" ]; then
   git ls-files -z | (cd "$repo" && xargs -0 tar -cf -) | tar -xf - -C "$leg/repo"
   ln -sfn "$repo/../shared" "$leg/shared" 2>/dev/null || true
   # node_modules hard-linked (seconds, where a second npm ci took a minute of a core), nothing in it written in place:
-  # the caches the tools write there (.vite, .cache) are left out, and the one package built for a Node release is
-  # a copy of its own, rebuilt (its SQLite part from ccache).
-  cp -al "$repo/node_modules" "$leg/repo/node_modules"
-  rm -rf "$leg/repo/node_modules/.vite" "$leg/repo/node_modules/.cache" "$leg/repo/node_modules/better-sqlite3"
-  cp -a "$repo/node_modules/better-sqlite3" "$leg/repo/node_modules/better-sqlite3"
+  # the caches tools keep there (.vite, .cache...: every dot entry but .bin and npm's .package-lock.json; the
+  # checkout's suite may be writing them meanwhile) are left out, and the one package built for a Node release is a
+  # copy of its own, rebuilt (its SQLite part from ccache).
+  mkdir -p "$leg/repo/node_modules"
+  for entry in "$repo"/node_modules/* "$repo"/node_modules/.[!.]*; do
+    case "${entry##*/}" in
+      .bin | .package-lock.json) cp -al "$entry" "$leg/repo/node_modules/" ;;
+      .*) ;;
+      better-sqlite3) cp -a "$entry" "$leg/repo/node_modules/" ;;
+      *) cp -al "$entry" "$leg/repo/node_modules/" ;;
+    esac
+  done
   rm -rf "$leg/repo/node_modules/better-sqlite3/build"
   (cd "$leg/repo" && npm rebuild better-sqlite3 --no-fund --no-audit --loglevel=error >/dev/null)
   (cd "$leg/repo" && node -e 'require("better-sqlite3")(":memory:").prepare("select 1").get()')
