@@ -72,6 +72,21 @@ function provideKeyPair(dataDir: string): void {
 export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mediactl-test-'))
   const database = await freshDatabase()
+  try {
+    return await bootApp(options, dataDir, database)
+  } catch (error) {
+    // A boot refused on purpose (the tests of a plugin's undeclared needs) leaves no database or data dir behind.
+    await database.drop()
+    rmSync(dataDir, { recursive: true, force: true })
+    throw error
+  }
+}
+
+async function bootApp(
+  options: TestAppOptions,
+  dataDir: string,
+  database: Awaited<ReturnType<typeof freshDatabase>>,
+): Promise<TestApp> {
   const overrides: Record<string, unknown> = {
     data_dir: dataDir,
     log_level: 'silent',
