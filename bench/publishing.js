@@ -229,9 +229,12 @@ async function bootPublishing(dist, answerIpc, { database, log, resources }) {
  */
 async function startCluster({ dataDir, database, config, level, processes }) {
   const { spawn } = await import('node:child_process')
-  const { openSync } = await import('node:fs')
+  const { openSync, readFileSync } = await import('node:fs')
   const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
-  const out = level === 'info' ? openSync(join(dataDir, 'access-cluster.log'), 'a') : 'ignore'
+  // Its log to a file, as the single process writes its own: through a pipe, the processes'
+  // synchronous writes would wait on the reader whenever the pipe is full (p99 of 100+ ms).
+  const logFile = join(dataDir, `serve-cluster-${Date.now()}.log`)
+  const out = openSync(logFile, 'a')
   const child = spawn(process.execPath, [bin, 'serve', '--processes', String(processes)], {
     cwd: dataDir,
     env: {
@@ -243,20 +246,19 @@ async function startCluster({ dataDir, database, config, level, processes }) {
       MEDIACTL_PORT: '0',
       MEDIACTL_LOG_LEVEL: level,
     },
-    stdio: ['ignore', 'pipe', out === 'ignore' ? 'inherit' : out],
+    stdio: ['ignore', out, out],
   })
-  let text = ''
-  const url = await new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      text += chunk.toString('utf8')
-      const m = /mediactl serving on (\S+)/.exec(text)
-      if (m) resolve(m[1])
-    })
-    child.once('exit', (code) => reject(new Error(`mediactl serve --processes ${processes} exited (code ${code})`)))
-  })
-  // The access log lines follow the serving line: keep draining stdout.
-  child.stdout.on('data', () => undefined)
-  return { child, url, pid: child.pid }
+  let exited = null
+  child.once('exit', (code) => (exited = code ?? 'a signal'))
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    const m = /mediactl serving on (\S+)/.exec(readFileSync(logFile, 'utf8'))
+    if (m) return { child, url: m[1], pid: child.pid }
+    if (exited !== null) throw new Error(`mediactl serve --processes ${processes} exited (${exited}): see ${logFile}`)
+    if (Date.now() > deadline)
+      throw new Error(`mediactl serve --processes ${processes} did not serve in 120 s: see ${logFile}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
 }
 
 /** CPU time (user + system, µs) of a process and its children so far, from /proc (Linux). */

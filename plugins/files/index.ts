@@ -12,6 +12,7 @@ import { FILES_SETTINGS, filesConfigSchema } from './files.config.js'
 import './files.events.js'
 import init from './migrations/20261122-files-init.js'
 import encodingRetry from './migrations/20261228-files-encoding-retry.js'
+import watch from './migrations/20270129-files-watch.js'
 import { PendingUploadEntity } from './pending-upload.entity.js'
 import { StorageTrashEntity } from './storage-trash.entity.js'
 import { StoredFileEntity } from './stored-file.entity.js'
@@ -63,7 +64,7 @@ export default definePlugin({
   dependsOn: ['platforms', 'identity', 'metadata'],
   config: filesConfigSchema,
   entities: [DirectoryEntity, StoredFileEntity, PendingUploadEntity, StorageTrashEntity],
-  migrations: [init, encodingRetry],
+  migrations: [init, encodingRetry, watch],
   register(ctx) {
     const uploadLinks = new UploadLinks(ctx.tokens, ctx.links, ctx.config, ctx.port('credentials'))
     const deps: FilesDeps = {

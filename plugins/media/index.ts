@@ -9,6 +9,7 @@ import { mediaQueries } from './media.queries.js'
 import { mediaRoutes } from './media.routes.js'
 import { deleteMediaIn } from './media.service.js'
 import init from './migrations/20261207-media-init.js'
+import watch from './migrations/20270129-media-watch.js'
 
 export { type Media, MediaEntity } from './media.entity.js'
 export { MEDIA_KIND, mediaFromPath, mediaRef } from './media.lookup.js'
@@ -25,7 +26,7 @@ export default definePlugin({
   name: 'media',
   dependsOn: ['root', 'platforms', 'identity'],
   entities: [MediaEntity],
-  migrations: [init],
+  migrations: [init, watch],
   register(ctx) {
     const reader = ctx.reader
     ctx.authz.registerKind({

@@ -72,6 +72,7 @@ export function platformRoutes(r: Router, emit: Emit): void {
 
   r.get('/platform/:platform', async (c) => info(c, emit, await platformFromPath(c, 'platform.view'), 200), {
     permission: 'platform.view on the platform',
+    cacheable: true,
   })
 
   r.put(

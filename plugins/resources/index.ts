@@ -6,6 +6,7 @@ import { STREAM_KIND } from '../streams/index.js'
 import { FILE_SUBTITLES } from '../subtitles/index.js'
 import init from './migrations/20261209-resources-init.js'
 import buckets from './migrations/20270128-resources-buckets.js'
+import watch from './migrations/20270129-resources-watch.js'
 import { resourceMediaRoutes } from './resource-media.routes.js'
 import { RESOURCE_DETAILS, ResourceDescriber } from './resource.details.js'
 import { ResourceBucketEntity } from './resource-bucket.entity.js'
@@ -44,7 +45,7 @@ export default definePlugin({
   dependsOn: ['identity', 'streams', 'channels', 'files', 'encoding', 'subtitles', 'metadata'],
   config: resourcesConfigSchema,
   entities: [ResourceEntity, ResourceBucketEntity],
-  migrations: [init, buckets],
+  migrations: [init, buckets, watch],
   register(ctx) {
     ctx.expose(RESOURCES_SETTINGS, ctx.config)
     ctx.authz.registerKind({

@@ -1,5 +1,6 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import init from './migrations/20261211-widgets-init.js'
+import watch from './migrations/20270129-widgets-watch.js'
 import { WidgetEntity } from './widget.entity.js'
 import { listenToOwners } from './widget.listeners.js'
 import { widgetRoutes } from './widget.routes.js'
@@ -21,7 +22,7 @@ export default definePlugin({
   name: 'widgets',
   dependsOn: ['resources', 'players'],
   entities: [WidgetEntity],
-  migrations: [init],
+  migrations: [init, watch],
   register(ctx) {
     ctx.routes(widgetRoutes)
     listenToOwners(ctx)

@@ -7,9 +7,11 @@ import { Migrator, type OwnedMigration } from './db/migrator.js'
 import { type EntityManager, type Orm, databaseTarget, knexOf, openOrm } from './db/orm.js'
 import { type ChangeFeed, NoChangeFeed, PostgresChangeFeed } from './db/change-feed.js'
 import { ProcessCache } from './db/process-cache.js'
+import { readTracking } from './db/read-tracking.js'
 import { openReader } from './db/reader.js'
 import { transaction } from './db/transaction.js'
 import { type Emit, EventBus } from './events.js'
+import { AnswerCache } from './http/answer-cache.js'
 import { createHttpServer, createRequestListener } from './http/app.js'
 import { DigestAuth } from './http/digest.js'
 import { LinkBuilder } from './http/links.js'
@@ -94,6 +96,8 @@ export class Kernel {
   private readonly tokens: Tokens
   /** What tells this process's caches (`ctx.cache`) that watched tables changed; live once serving on PostgreSQL. */
   private readonly changes: ChangeFeed
+  /** Whole answers of cacheable routes, kept until what they read changes (on while `changes` is live). */
+  private readonly answers: AnswerCache
 
   private constructor(
     readonly services: KernelServices,
@@ -119,6 +123,8 @@ export class Kernel {
     )
     const knex = knexOf(services.orm)
     this.metrics = new Metrics(this.metricsRegistry.registry, this.jobs, knex)
+    const countAnswer = this.metrics.answerCache(() => this.answers.size.bytes)
+    this.answers = new AnswerCache(this.changes, config.http.answer_cache_mb * MIB, countAnswer)
     this.readiness.add('database', () => knex.raw('select 1'))
     probeRoutes(this.routes.forPlugin('kernel'), this.readiness, () => this.closing)
   }
@@ -319,6 +325,7 @@ export class Kernel {
       routes: this.routes,
       authenticate,
       challenge,
+      answers: this.answers,
       isClosing: () => this.closing,
       inFlight: this.inFlight,
       observe: (request) => this.metrics.observe(request),
@@ -365,6 +372,8 @@ export class Kernel {
     const knex = knexOf(this.orm)
     const dropOnWrite = (query: { sql?: string } | undefined): void => {
       if (WRITES.test(query?.sql ?? '')) this.changes.wrote()
+      // Read through the ORM or knex, outside the reader: an answer made so is not kept.
+      readTracking.untracked()
     }
     // Before a write runs, and again once it (or the commit) is done: a read racing the commit
     // may have kept the old value in between.
@@ -467,6 +476,9 @@ function displayHost(host: string): string {
 
 /** A statement that may change rows, or ends a transaction that did. */
 const WRITES = /^\s*(insert|update|delete|truncate|merge|commit|with)\b/i
+
+/** Bytes in a mebibyte (the `*_mb` settings). */
+const MIB = 1024 * 1024
 
 function changeFeedOf(config: Config, log: Logger): ChangeFeed {
   const target = databaseTarget(config)

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto'
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
@@ -14,8 +14,9 @@ export function randomToken(length: number): string {
   return out
 }
 
+/** MD5 as hex (Digest's hashes). One-shot `hash`: half the cost of `createHash` on every request. */
 export function md5Hex(value: string): string {
-  return createHash('md5').update(value).digest('hex')
+  return hash('md5', value, 'hex')
 }
 
 /** Compares two strings in time independent of where they differ. */

@@ -55,6 +55,7 @@ describe('loadConfig defaults', () => {
       request_timeout: 0,
       idle_timeout: 300,
       keep_alive_timeout: 5,
+      answer_cache_mb: 64,
     })
     expect(config.database).toEqual({
       url: '',

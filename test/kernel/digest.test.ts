@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { DigestAuth, type DigestRefusal, MAX_DIGEST_HEADER, parseDigestHeader } from '../../src/kernel/http/digest.js'
 import { HttpError } from '../../src/kernel/http/errors.js'
@@ -9,7 +10,75 @@ import { parseChallenge } from '../helpers/digest-client.js'
 
 const md5 = (value: string): string => createHash('md5').update(value).digest('hex')
 
+/** The grammar as it was first written, with regular expressions: the scanner must parse exactly as it does. */
+function referenceParse(header: string): Record<string, string> | null {
+  if (header.length > MAX_DIGEST_HEADER) return null
+  const match = /^\s*Digest\s+(.+)$/is.exec(header)
+  if (!match) return null
+  const params: Record<string, string> = Object.create(null) as Record<string, string>
+  const re = /\s*([a-zA-Z0-9_-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]*))\s*(?:,|$)/gy
+  const body = match[1]!
+  let consumed = 0
+  let part: RegExpExecArray | null
+  while (consumed < body.length && (part = re.exec(body)) !== null) {
+    const name = part[1]!.toLowerCase()
+    if (name in params) return null
+    params[name] = part[2] !== undefined ? part[2].replace(/\\(.)/g, '$1') : part[3]!
+    consumed = re.lastIndex
+  }
+  return consumed >= body.trimEnd().length ? params : null
+}
+
 describe('parseDigestHeader', () => {
+  it('parses exactly as the regular expressions of its grammar, on any input', () => {
+    const pieces = [
+      'Digest',
+      'digest',
+      'DIGEST',
+      'Digestx',
+      'ſ',
+      ' ',
+      '  ',
+      '\t',
+      '\n',
+      '\r',
+      '\u00a0',
+      '\u2028',
+      '\ufeff',
+    ].concat([
+      '=',
+      ',',
+      '"',
+      '\\',
+      'a',
+      'nc',
+      'uri',
+      'username',
+      'Realm',
+      '0',
+      '-',
+      '_',
+      '/',
+      'x y',
+      '\\"',
+      '\\\n',
+      'é',
+      '😀',
+    ])
+    const headerLike = fc.array(fc.constantFrom(...pieces), { maxLength: 30 }).map((parts) => parts.join(''))
+    const digestLike = fc
+      .tuple(fc.constantFrom('Digest ', ' digest  ', 'Digest\t', 'Digest'), headerLike)
+      .map(([head, rest]) => head + rest)
+    fc.assert(
+      fc.property(fc.oneof(headerLike, digestLike, fc.string({ unit: 'binary', maxLength: 60 })), (header) => {
+        const expected = referenceParse(header)
+        const actual = parseDigestHeader(header)
+        expect(actual === null ? null : { ...actual }).toEqual(expected === null ? null : { ...expected })
+      }),
+      { numRuns: 20_000 },
+    )
+  })
+
   it('parses quoted and unquoted parameters', () => {
     const p = parseDigestHeader(
       'Digest username="jane", realm="mediactl", nonce="abc.def.ghi", uri="/platforms?x=1", ' +

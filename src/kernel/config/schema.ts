@@ -55,6 +55,11 @@ export const kernelConfigSchema = z
         idle_timeout: z.number().min(0),
         /** Seconds an idle keep-alive connection stays open for the client's next request. */
         keep_alive_timeout: z.number().positive(),
+        /**
+         * Mebibytes of whole answers each serving process keeps per caller until what they read changes
+         * (PostgreSQL: resource, stream-list and platform reads); 0: none kept.
+         */
+        answer_cache_mb: z.number().min(0),
       })
       .strict(),
     database: z

@@ -1,4 +1,5 @@
 import type { ChangeFeed } from './change-feed.js'
+import { readTracking } from './read-tracking.js'
 
 /** How a plugin's cache is declared (`ctx.cache`). */
 export interface CacheOptions {
@@ -36,6 +37,7 @@ export class ProcessCache<V> {
   /** The value under `key`, read with `load` unless kept. */
   async get(key: string, load: () => Promise<V>): Promise<V> {
     if (!this.feed.live) return load()
+    readTracking.tables(this.tables)
     if (this.entries.has(key)) return this.entries.get(key)!
     const generation = this.generation
     const value = await load()
@@ -56,6 +58,7 @@ export class ProcessCache<V> {
     load: (missing: K[]) => Promise<ReadonlyMap<K, V>>,
   ): Promise<Map<K, V>> {
     if (!this.feed.live) return new Map(await load([...keys]))
+    readTracking.tables(this.tables)
     const found = new Map<K, V>()
     const missing: K[] = []
     for (const key of keys) {

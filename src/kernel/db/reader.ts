@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3'
 import type { Knex } from '@mikro-orm/knex'
 import type { DatabaseTarget, EntityManager } from './orm.js'
+import { readTracking } from './read-tracking.js'
 
 /** A row as the database returns it (column name → value). */
 export type Row = Record<string, unknown>
@@ -125,6 +126,7 @@ class PostgresReader implements Reader {
 
   private statement(sql: string): { name?: string; text: string } {
     this.executed++
+    readTracking.statement(sql)
     let statement = this.statements.get(sql)
     if (!statement) {
       const text = numberedPlaceholders(sql)

@@ -9,6 +9,8 @@ import type { Principal } from '../ports/credentials.port.js'
 import { verifyToken } from '../signed-token.js'
 import type { Logger } from '../log.js'
 import type { KernelServices } from '../services.js'
+import { ReadSet, readTracking } from '../db/read-tracking.js'
+import type { Answer, AnswerCache } from './answer-cache.js'
 import { HttpContext } from './context.js'
 import { credentialsHeader } from './digest.js'
 import { HttpError, internalError, notFound } from './errors.js'
@@ -53,6 +55,20 @@ const OUTAGE = (): HttpError =>
 const CANCELLED = (): HttpError =>
   new HttpError(503, 'The database took too long to answer; try again in a few seconds.', {}, { 'Retry-After': '5' })
 
+/** An XML reply as the status, headers and bytes it is written with. */
+function xmlAnswer(reply: Reply & { xml: XmlNode }, extra: Record<string, string>, dialect: TimestampDialect): Answer {
+  const body = Buffer.from(renderXml(reply.xml, dialect))
+  const headers: Record<string, string | number> = { ...extra, ...reply.headers }
+  headers['Content-Type'] ??= XML_CONTENT_TYPE
+  headers['Content-Length'] = body.length
+  return { status: reply.status, headers, body }
+}
+
+function writeAnswer(res: ServerResponse, answer: Answer, closing: boolean): void {
+  if (closing) res.shouldKeepAlive = false
+  res.writeHead(answer.status, answer.headers).end(answer.body)
+}
+
 function send(
   res: ServerResponse,
   reply: Reply,
@@ -61,14 +77,10 @@ function send(
   dialect: TimestampDialect,
 ): void {
   if (reply.handled) return
+  if (reply.xml) return writeAnswer(res, xmlAnswer({ ...reply, xml: reply.xml }, extra, dialect), closing)
   if (closing) res.shouldKeepAlive = false
   const headers: Record<string, string | number> = { ...extra, ...reply.headers }
-  if (reply.xml) {
-    const body = renderXml(reply.xml, dialect)
-    headers['Content-Type'] ??= XML_CONTENT_TYPE
-    headers['Content-Length'] = Buffer.byteLength(body)
-    res.writeHead(reply.status, headers).end(body)
-  } else if (reply.body instanceof Readable) {
+  if (reply.body instanceof Readable) {
     if (reply.type) headers['Content-Type'] = reply.type
     res.writeHead(reply.status, headers)
     // pipeline, not pipe: a client gone mid-answer (a player seeking away) destroys the
@@ -137,6 +149,8 @@ export interface HttpAppOptions {
   observe?(request: RequestObservation): void
   /** Authenticates a request (Digest + the credentials port). */
   authenticate(req: IncomingMessage): Promise<Principal>
+  /** Keeps the answers of cacheable routes (RouteOptions.cacheable) until what they read changes. */
+  answers?: AnswerCache
   /** True once shutdown has begun: answers then close their connection instead of keeping it alive. */
   isClosing?(): boolean
   /** A fresh Digest challenge, for the 401 of a refused token (see RouteOptions.tokenPurpose). */
@@ -246,6 +260,13 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
       if (!acceptsXml(req.headers.accept) && !(produces && accepts(req.headers.accept, produces))) {
         throw new HttpError(406, 'Only XML is available: send Accept: application/xml (or leave Accept out).')
       }
+      // The answer of a cacheable route records what it reads from here on, its caller's
+      // credentials included, so that it is kept only until one of them changes.
+      const answers = options.answers
+      const reads =
+        match?.route.options.cacheable && req.method === 'GET' && answers?.enabled ? new ReadSet() : undefined
+      const mark = answers?.begin() ?? 0
+      const tracked = <T>(work: () => Promise<T>): Promise<T> => (reads ? readTracking.run(reads, work) : work())
       let user: Principal | undefined
       let token: Record<string, unknown> | undefined
       const purpose = match?.route.options.tokenPurpose
@@ -258,15 +279,25 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
         !match?.route.options.public &&
         !(match?.route.options.anonymous && credentialsHeader(req) === undefined)
       ) {
-        user = await options.authenticate(req)
+        user = await tracked(() => options.authenticate(req))
         state.user = user.username
       }
       if (!match) throw notFound()
-      const context = new HttpContext(req, res, services, decodeParams(match.params), search, user, token, mounted)
-      const result = await match.route.handler(context)
       // The user's platform may answer its (old) clients in another dialect than the installation's.
       const dialect = user?.timestamps ?? services.config.api.timestamps
-      send(res, result, context.responseHeaders, options.isClosing?.() ?? false, dialect)
+      const closing = (): boolean => options.isClosing?.() ?? false
+      // Everything of the request a cacheable handler may answer by; the rest (grants, rows) is in `reads`.
+      const key = reads && [user?.id ?? '', dialect, mounted, req.url, req.headers.range ?? ''].join('\n')
+      const kept = key ? answers!.get(key) : undefined
+      if (kept) return writeAnswer(res, kept, closing())
+      const context = new HttpContext(req, res, services, decodeParams(match.params), search, user, token, mounted)
+      const result = await tracked(async () => match.route.handler(context))
+      if (key && result.xml && result.status === 200 && !result.handled) {
+        const answer = xmlAnswer({ ...result, xml: result.xml }, context.responseHeaders, dialect)
+        answers!.keep(key, mark, reads!, answer)
+        return writeAnswer(res, answer, closing())
+      }
+      send(res, result, context.responseHeaders, closing(), dialect)
     } catch (error) {
       const known = toHttpError(error)
       const dependency = known?.status === 503 && isOutage(error) ? outageOf(error) : undefined

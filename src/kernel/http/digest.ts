@@ -38,27 +38,128 @@ export const MAX_DIGEST_HEADER = 8192
 /** No username is longer (identity's rule is stricter): a longer one is refused before any lookup. */
 const MAX_USERNAME = 255
 
+/** JavaScript's `\s` (white space and line terminators): what the grammar skips between tokens. */
+function isSpace(c: number): boolean {
+  return (
+    (c >= 9 && c <= 13) ||
+    c === 32 ||
+    c === 160 ||
+    c === 5760 ||
+    (c >= 8192 && c <= 8202) ||
+    c === 8232 ||
+    c === 8233 ||
+    c === 8239 ||
+    c === 8287 ||
+    c === 12288 ||
+    c === 65279
+  )
+}
+
+/** `[a-zA-Z0-9_-]`: a parameter's name. */
+const isNameChar = (c: number): boolean =>
+  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45
+
+/** What may not follow a backslash in a quoted value. */
+const isLineTerminator = (c: number): boolean => c === 10 || c === 13 || c === 8232 || c === 8233
+
+const QUOTE = 34
+const COMMA = 44
+const EQUALS = 61
+const BACKSLASH = 92
+
+/** The first index from `i` that is not a space. */
+function skipSpaces(text: string, i: number): number {
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++
+  return i
+}
+
+/** Whether `text` has the scheme name `Digest` (ASCII, any case) at `i`. */
+function digestAt(text: string, i: number): boolean {
+  const word = 'digest'
+  for (let k = 0; k < word.length; k++) {
+    const c = text.charCodeAt(i + k)
+    if (!(c === word.charCodeAt(k) || c === word.charCodeAt(k) - 32)) return false
+  }
+  return true
+}
+
 /**
  * Parses `Digest a=b, c="d"` into its parameters; null when it is not a Digest header, is
  * longer than MAX_DIGEST_HEADER, or names a parameter twice (which value would count is
- * ambiguous, so neither does).
+ * ambiguous, so neither does). A scanner rather than a regular expression: it runs on every
+ * request, and the expression took about 10 µs of the 80 a kept answer costs. The grammar is
+ * the expression's, kept in the tests as the reference it is compared with.
  */
 export function parseDigestHeader(header: string): Record<string, string> | null {
-  if (header.length > MAX_DIGEST_HEADER) return null
-  const match = /^\s*Digest\s+(.+)$/is.exec(header)
-  if (!match) return null
-  const params: Record<string, string> = Object.create(null) as Record<string, string>
-  const re = /\s*([a-zA-Z0-9_-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]*))\s*(?:,|$)/gy
-  const body = match[1]!
-  let consumed = 0
-  let part: RegExpExecArray | null
-  while (consumed < body.length && (part = re.exec(body)) !== null) {
-    const name = part[1]!.toLowerCase()
-    if (name in params) return null
-    params[name] = part[2] !== undefined ? part[2].replace(/\\(.)/g, '$1') : part[3]!
-    consumed = re.lastIndex
+  const n = header.length
+  if (n > MAX_DIGEST_HEADER) return null
+  let i = skipSpaces(header, 0)
+  if (!digestAt(header, i)) return null
+  i += 6
+  const spaces = i
+  i = skipSpaces(header, i)
+  if (i === spaces) return null
+  // The parameters need one character: with only spaces left, the last one stands for them.
+  if (i === n) {
+    if (i - spaces < 2) return null
+    i = n - 1
   }
-  return consumed >= body.trimEnd().length ? params : null
+  const bodyStart = i
+  const params: Record<string, string> = Object.create(null) as Record<string, string>
+  let consumed = bodyStart
+  while (consumed < n) {
+    let p = skipSpaces(header, consumed)
+    const nameStart = p
+    while (p < n && isNameChar(header.charCodeAt(p))) p++
+    if (p === nameStart) break
+    const name = header.slice(nameStart, p).toLowerCase()
+    p = skipSpaces(header, p)
+    if (header.charCodeAt(p) !== EQUALS) break
+    p = skipSpaces(header, p + 1)
+    let value = ''
+    if (header.charCodeAt(p) === QUOTE) {
+      p += 1
+      let from = p
+      let closed = false
+      while (p < n) {
+        const c = header.charCodeAt(p)
+        if (c === QUOTE) {
+          closed = true
+          break
+        }
+        if (c === BACKSLASH) {
+          if (p + 1 >= n || isLineTerminator(header.charCodeAt(p + 1))) break
+          value += header.slice(from, p) + header[p + 1]
+          p += 2
+          from = p
+          continue
+        }
+        p++
+      }
+      if (!closed) break
+      value += header.slice(from, p)
+      p += 1
+    } else {
+      const from = p
+      while (p < n) {
+        const c = header.charCodeAt(p)
+        if (isSpace(c) || c === COMMA || c === QUOTE) break
+        p++
+      }
+      value = header.slice(from, p)
+    }
+    p = skipSpaces(header, p)
+    if (p < n) {
+      if (header.charCodeAt(p) !== COMMA) break
+      p += 1
+    }
+    if (name in params) return null
+    params[name] = value
+    consumed = p
+  }
+  let end = n
+  while (end > bodyStart && isSpace(header.charCodeAt(end - 1))) end--
+  return consumed >= end ? params : null
 }
 
 /**

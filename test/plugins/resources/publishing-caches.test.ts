@@ -1,14 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Kernel } from '../../../src/kernel/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
-import { TEST_PG_URL } from '../../helpers/database.js'
-import { DigestClient } from '../../helpers/digest-client.js'
-import { bootOn } from '../../helpers/kernel.js'
+import type { DigestClient } from '../../helpers/digest-client.js'
+import { type SecondProcess, secondProcessOf } from '../../helpers/second-process.js'
 import { waitFor } from '../../helpers/wait.js'
-import { publishingDataOn } from './publishing-data.helpers.js'
+import { publishingDataOn, viewerOn } from './publishing-data.helpers.js'
 
 /**
  * What every resource answer shows from rarely changed rows, kept per process on PostgreSQL
@@ -18,8 +13,7 @@ import { publishingDataOn } from './publishing-data.helpers.js'
  */
 describe('what every resource answer reads of rarely changed rows, cached per process', () => {
   let a: TestApp
-  let b: Kernel
-  let bDir: string
+  let b: SecondProcess
   let adminB: DigestClient
   let data: { media: string; stream: string; resource: string }
   /** A viewer of the media (no view_protected), talking to B. */
@@ -37,22 +31,14 @@ describe('what every resource answer reads of rarely changed rows, cached per pr
   beforeAll(async () => {
     a = await startApp()
     data = await publishingDataOn(a, 3)
-    const url = a.kernel.config.database.url || `sqlite://${join(a.dataDir, 'mediactl.sqlite')}`
-    bDir = mkdtempSync(join(tmpdir(), 'mediactl-second-'))
-    b = await bootOn(bDir, { overrides: { database: { url }, auth: { secret: 'another-process' } } })
-    const { url: bUrl } = await b.listen(0, '127.0.0.1')
-    adminB = new DigestClient(bUrl, 'admin', a.admin.apiKey)
-    const viewer = await a.createUser({ username: 'vera' })
-    expect((await a.client.put('/user/vera', { form: { profile: 'default-viewer' } })).status).toBe(200)
-    const access = await a.client.post('/user/vera/accesses', { form: { media: data.media, role: 'default-viewer' } })
-    expect(access.status, access.body).toBe(201)
-    viewerB = new DigestClient(bUrl, 'vera', viewer.apiKey)
-    if (TEST_PG_URL) await waitFor(() => a.kernel.cachesLive && b.cachesLive, { message: 'both change feeds live' })
+    const viewerKey = await viewerOn(a, data.media, 'vera')
+    b = await secondProcessOf(a)
+    adminB = b.client('admin', a.admin.apiKey)
+    viewerB = b.client('vera', viewerKey)
   })
   afterAll(async () => {
     await b?.close()
     await a?.close()
-    if (bDir) rmSync(bDir, { recursive: true, force: true })
   })
 
   it('a definition renamed in one process is named anew by the other within a second', async () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { expect } from 'vitest'
 // The benchmark's own data (plain JavaScript shared with bench/publishing.js).
 import { type PublishingData, makePublishingData } from '../../../bench/publishing-data.js'
 import type { TestApp } from '../../helpers/app.js'
@@ -18,4 +19,13 @@ export async function publishingDataOn(app: TestApp, resources: number, now?: Da
     postgres: Boolean(TEST_PG_URL),
     now,
   })
+}
+
+/** A user of `app` with the default-viewer profile and role on `media` (no view_protected); their API key. */
+export async function viewerOn(app: TestApp, media: string, username: string): Promise<string> {
+  const viewer = await app.createUser({ username })
+  expect((await app.client.put(`/user/${username}`, { form: { profile: 'default-viewer' } })).status).toBe(200)
+  const access = await app.client.post(`/user/${username}/accesses`, { form: { media, role: 'default-viewer' } })
+  expect(access.status, access.body).toBe(201)
+  return viewer.apiKey
 }
