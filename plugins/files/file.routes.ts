@@ -22,6 +22,7 @@ export async function fileInfo(emit: Emit, c: HttpContext, file: FileView, statu
 export function fileRoutes(r: Router, deps: FilesDeps): void {
   r.get('/file/:file', async (c) => reply.xml(200, await fileInfo(deps.emit, c, await ownFile(c))), {
     permission: OWNER,
+    cacheable: true,
   })
 
   r.get('/file/:file/status', async (c) => reply.xml(200, fileStatusXml(c.links, await ownFile(c))), {

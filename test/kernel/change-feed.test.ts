@@ -147,6 +147,21 @@ describe.skipIf(!process.env.MEDIACTL_TEST_DATABASE_URL)('PostgreSQL change feed
     // A table in a list of several, after a comma, is found too.
     expect(tablesNamed('select 1 from pg_class, unwatched', feed.relations)).toBeNull()
     expect(tablesNamed('select 1', feed.relations)).toEqual([])
+    // Each FROM or JOIN item must be told: a function, another schema's table or an unknown name is not.
+    expect(tablesNamed('select * from json_each(?) j join watched w on true', feed.relations)).toBeNull()
+    expect(tablesNamed('select * from other.watched', feed.relations)).toBeNull()
+    expect(tablesNamed('select * from watched w, nowhere n', feed.relations)).toBeNull()
+    expect(tablesNamed('select * from "Watched"', feed.relations)).toBeNull()
+    expect(tablesNamed('select * from "watched" as w where w.n = 1', feed.relations)).toEqual(['watched'])
+    expect(
+      tablesNamed(
+        `with recursive chain(n) as (select n from watched), b as materialized (select 1)
+         select extract(epoch from now()) as e, x.n is distinct from 1 from (select n from chain) x join b on true`,
+        feed.relations,
+      ),
+    ).toEqual(['watched'])
+    // A select list's alias is no table of the query's own.
+    expect(tablesNamed('select 1, n as nowhere from nowhere', feed.relations)).toBeNull()
   })
 
   describe('kept answers', () => {
@@ -205,11 +220,11 @@ describe.skipIf(!process.env.MEDIACTL_TEST_DATABASE_URL)('PostgreSQL change feed
       const cache = new AnswerCache(feed, 8 * 2048)
       const big = (n: number) => answer('x'.repeat(n))
       for (const key of ['a', 'b', 'c', 'd', 'e', 'f', 'g'])
-        cache.keep(key, cache.begin(), readOf('select 1'), big(1500))
+        cache.keep(key, cache.begin(), readOf('select 1'), big(1300))
       expect(cache.size.answers).toBe(7)
       expect(cache.get('a')).toBeDefined()
-      cache.keep('h', cache.begin(), readOf('select 1'), big(1500))
-      cache.keep('i', cache.begin(), readOf('select 1'), big(1500))
+      cache.keep('h', cache.begin(), readOf('select 1'), big(1300))
+      cache.keep('i', cache.begin(), readOf('select 1'), big(1300))
       // b went first (a was used since); the rest fit.
       expect(cache.get('b')).toBeUndefined()
       for (const key of ['a', 'c', 'h', 'i']) expect(cache.get(key), key).toBeDefined()

@@ -45,6 +45,17 @@ describe('parseDigestHeader', () => {
       '\u00a0',
       '\u2028',
       '\ufeff',
+      // Every other white space JavaScript's \s knows.
+      '\v',
+      '\f',
+      '\u1680',
+      '\u2000',
+      '\u200a',
+      '\u2029',
+      '\u202f',
+      '\u205f',
+      '\u3000',
+      '\u180e',
     ].concat([
       '=',
       ',',

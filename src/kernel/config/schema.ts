@@ -57,7 +57,7 @@ export const kernelConfigSchema = z
         keep_alive_timeout: z.number().positive(),
         /**
          * Mebibytes of whole answers each serving process keeps per caller until what they read changes
-         * (PostgreSQL: resource, stream-list and platform reads); 0: none kept.
+         * (PostgreSQL: resource, stream-list, platform, file and user info); 0: none kept.
          */
         answer_cache_mb: z.number().min(0),
       })

@@ -20,7 +20,7 @@ describe('answers kept per caller until what they read changes', () => {
   let adminB: DigestClient
   let viewerB: DigestClient
   let otherB: DigestClient
-  let data: { media: string; stream: string; resource: string }
+  let data: { media: string; stream: string; resource: string; fileSlug: string }
   let accessPath: string
   const within = { timeout: 1000, interval: 20 }
 
@@ -56,7 +56,14 @@ describe('answers kept per caller until what they read changes', () => {
   })
 
   it('a repeated read costs no statement on PostgreSQL (every one on SQLite), and answers the same bytes', async () => {
-    for (const path of [`/resource/${data.resource}`, `/stream/${data.stream}/resources`, '/platform/default']) {
+    const paths = [
+      `/resource/${data.resource}`,
+      `/stream/${data.stream}/resources`,
+      '/platform/default',
+      `/file/${data.fileSlug}`,
+      '/user/vera',
+    ]
+    for (const path of paths) {
       const first = await adminB.get(path)
       expect(first.status, first.body).toBe(200)
       let again: Awaited<ReturnType<DigestClient['get']>> | undefined
@@ -106,15 +113,35 @@ describe('answers kept per caller until what they read changes', () => {
     expect(await ok(adminB, `/stream/${data.stream}/resources`)).toContain('Renamed on B')
   })
 
+  it('file info and user info changed in the other process, or by any SQL session, show within a second', async () => {
+    const file = `/file/${data.fileSlug}`
+    for (let i = 0; i < 3; i++) await ok(adminB, file)
+    const renamed = await a.client.put(file, { form: { name: 'Renamed lecture' } })
+    expect(renamed.status, renamed.body).toBe(200)
+    await waitFor(async () => (await ok(adminB, file)).includes('Renamed lecture'), {
+      ...within,
+      message: 'B shows the name',
+    })
+    for (let i = 0; i < 3; i++) expect(await ok(adminB, '/user/vera')).not.toContain('vera@renamed.example.org')
+    await a.kernel.em().getKnex()('users').where({ username: 'vera' }).update({ email: 'vera@renamed.example.org' })
+    await waitFor(async () => (await ok(adminB, '/user/vera')).includes('vera@renamed.example.org'), {
+      ...within,
+      message: 'B shows the e-mail',
+    })
+  })
+
   it("a caller never gets another caller's kept answer", async () => {
     const path = `/resource/${data.resource}`
     await ok(adminB, path)
     await ok(adminB, path)
     await ok(adminB, `/stream/${data.stream}/resources`)
+    await ok(adminB, `/file/${data.fileSlug}`)
     // Otto has no access to the media: not found however often the administrator's answers were served.
     for (let i = 0; i < 2; i++) {
       expect((await otherB.get(path)).status).toBe(404)
       expect((await otherB.get(`/stream/${data.stream}/resources`)).status).toBe(404)
+      // Nor does he see the administrator's file.
+      expect((await otherB.get(`/file/${data.fileSlug}`)).status).toBe(404)
     }
   })
 
