@@ -8,6 +8,7 @@ import { AnswerCache, tablesNamed } from '../../src/kernel/http/answer-cache.js'
 import { unwatchTable, watchTable } from '../../src/kernel/db/watch-table.js'
 import { freshDatabase } from '../helpers/database.js'
 import { recordingLogger } from '../helpers/log.js'
+import { startTcpProxy } from '../helpers/tcp-proxy.js'
 import { waitFor } from '../helpers/wait.js'
 
 describe('without PostgreSQL (SQLite)', () => {
@@ -241,7 +242,7 @@ describe.skipIf(!process.env.MEDIACTL_TEST_DATABASE_URL)('PostgreSQL change feed
     await cache.get('k', async () => 1)
     await elsewhere(
       `select pg_terminate_backend(pid) from pg_stat_activity
-       where datname = current_database() and query = 'listen mediactl_changes'`,
+       where datname = current_database() and application_name = 'mediactl change feed'`,
     )
     await waitFor(() => !feed.live, { message: 'the feed to be down' })
     expect(cache.size).toBe(0)
@@ -256,6 +257,79 @@ describe.skipIf(!process.env.MEDIACTL_TEST_DATABASE_URL)('PostgreSQL change feed
     const messages = lines.map((line) => line.msg)
     expect(messages.filter((m) => m === 'change feed lost; caches read through until it is back')).toHaveLength(1)
     expect(messages.filter((m) => m === 'change feed back; caches on')).toHaveLength(1)
+  })
+
+  type Proxied = { proxy: Awaited<ReturnType<typeof startTcpProxy>>; feed: PostgresChangeFeed; said: { msg: string }[] }
+  /** Runs `work` with a listening feed of its own whose connections go through a TCP proxy the test can stall. */
+  async function throughProxy(connectTimeoutMs: number, work: (proxied: Proxied) => Promise<void>): Promise<void> {
+    const proxy = await startTcpProxy(Number(new URL(database.url).port || 5432))
+    const url = new URL(database.url)
+    url.port = String(proxy.port)
+    const { logger: feedLogger, lines: said } = recordingLogger()
+    const proxied = new PostgresChangeFeed(url.toString(), connectTimeoutMs, feedLogger)
+    try {
+      proxied.start()
+      await waitFor(() => proxied.live, { message: 'the feed to listen' })
+      await work({ proxy, feed: proxied, said })
+    } finally {
+      await proxied.close()
+      await proxy.close()
+    }
+  }
+
+  it('a connection that stops answering without a word stops the caches within two heartbeats, and is replaced', async () => {
+    // A link dropped by a firewall: the socket stays open, nothing comes back; TCP would say so after minutes.
+    await throughProxy(2000, async ({ proxy, feed: stalling, said }) => {
+      const cache = new ProcessCache<number>(stalling, { tables: ['watched'] })
+      await cache.get('k', async () => 1)
+      expect(await cache.get('k', async () => 2)).toBe(1)
+      proxy.stallOpen()
+      // Its notification never arrives: the cache must stop serving 1 on its own.
+      await elsewhere('insert into watched values (7)')
+      await waitFor(() => !stalling.live, {
+        timeout: 3000,
+        interval: 10,
+        message: 'the stalled feed to stop the caches',
+      })
+      expect(cache.size).toBe(0)
+      expect(await cache.get('k', async () => 3)).toBe(3)
+      expect(await cache.get('k', async () => 4)).toBe(4)
+      // After the connect timeout a new connection (the proxy lets new ones through) takes over.
+      await waitFor(() => stalling.live, { timeout: 10_000, message: 'a new connection to listen' })
+      expect(await cache.get('k', async () => 5)).toBe(5)
+      expect(await cache.get('k', async () => 6)).toBe(5)
+      await elsewhere('insert into watched values (8)')
+      await waitFor(async () => (await cache.get('k', async () => 7)) === 7, { timeout: 1000 })
+      expect(said.map((line) => line.msg)).toEqual([
+        'change feed not answering; caches read through until it does',
+        'change feed lost; caches read through until it is back',
+        'change feed back; caches on',
+      ])
+    })
+  })
+
+  it('a connection only slow stops the caches while it does not answer, and serves again once it does', async () => {
+    await throughProxy(60_000, async ({ proxy, feed: slow, said }) => {
+      const told: (string | null)[] = []
+      slow.subscribe((table) => told.push(table))
+      const cache = new ProcessCache<number>(slow, { tables: ['watched'] })
+      await cache.get('k', async () => 1)
+      proxy.stallOpen()
+      await elsewhere('insert into watched values (9)')
+      await waitFor(() => !slow.live, { timeout: 3000, interval: 10, message: 'the slow feed to stop the caches' })
+      expect(await cache.get('k', async () => 2)).toBe(2)
+      told.length = 0
+      proxy.resumeOpen()
+      await waitFor(() => slow.live && told.includes('watched'), { timeout: 3000, message: 'the feed to answer again' })
+      // The same connection, which delivers the change it held; coming back, the caches start from nothing.
+      expect(told).toContain(null)
+      expect(await cache.get('k', async () => 3)).toBe(3)
+      expect(await cache.get('k', async () => 4)).toBe(3)
+      expect(said.map((line) => line.msg)).toEqual([
+        'change feed not answering; caches read through until it does',
+        'change feed answering again; caches on',
+      ])
+    })
   })
 
   it('a migration down removes the trigger: changes are no longer heard', async () => {

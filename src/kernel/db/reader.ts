@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import type { Knex } from '@mikro-orm/knex'
 import type { DatabaseTarget, EntityManager } from './orm.js'
 import { readTracking } from './read-tracking.js'
+import { requestLane } from './request-lane.js'
 
 /** A row as the database returns it (column name → value). */
 export type Row = Record<string, unknown>
@@ -117,6 +118,7 @@ interface KnexClient {
  * PostgreSQL: the ORM's connection pool, with named prepared statements. The hot reads are
  * few and repeat on every request: preparing each once per connection saves the server its
  * parsing and planning, and the client a third of its work (measured: docs/benchmarks.md).
+ * A request's statements take their turns in its lane (request-lane.ts): one connection each.
  */
 class PostgresReader implements Reader {
   private readonly statements = new Map<string, { name?: string; text: string }>()
@@ -142,15 +144,17 @@ class PostgresReader implements Reader {
     return (await this.all<T>(sql, params))[0]
   }
 
-  async all<T extends Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    const client = this.knex.client as unknown as KnexClient
-    const connection = await client.acquireConnection()
-    try {
-      const result = await connection.query({ ...this.statement(sql), values: [...params] })
-      return result.rows as T[]
-    } finally {
-      await client.releaseConnection(connection)
-    }
+  all<T extends Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    const statement = this.statement(sql)
+    return requestLane.through(async () => {
+      const client = this.knex.client as unknown as KnexClient
+      const connection = await client.acquireConnection()
+      try {
+        return (await connection.query({ ...statement, values: [...params] })).rows as T[]
+      } finally {
+        await client.releaseConnection(connection)
+      }
+    })
   }
 
   count(sql: string, params?: readonly unknown[]): Promise<number> {

@@ -10,6 +10,7 @@ import { verifyToken } from '../signed-token.js'
 import type { Logger } from '../log.js'
 import type { KernelServices } from '../services.js'
 import { ReadSet, readTracking } from '../db/read-tracking.js'
+import { requestLane } from '../db/request-lane.js'
 import type { Answer, AnswerCache } from './answer-cache.js'
 import { HttpContext } from './context.js'
 import { credentialsHeader } from './digest.js'
@@ -379,10 +380,13 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
     })
     // Last line of defence: even answering the error failed (a header a handler built from
     // input, a socket gone). That request is lost, not the process.
-    const handled = handle(req, res, state).catch((error: unknown) => {
-      log.error({ err: error, id: state.id, method: req.method, path: loggedTarget(req.url) }, 'answer failed')
-      res.destroy()
-    })
+    // Each request reads through a lane of its own: one pool connection at a time (request-lane.ts).
+    const handled = requestLane
+      .run(() => handle(req, res, state))
+      .catch((error: unknown) => {
+        log.error({ err: error, id: state.id, method: req.method, path: loggedTarget(req.url) }, 'answer failed')
+        res.destroy()
+      })
     options.inFlight?.track(handled)
   }
 }

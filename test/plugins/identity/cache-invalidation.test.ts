@@ -94,7 +94,7 @@ describe('credentials and accesses cached per process', () => {
       // Every listener on this database: both processes lose their feed at once.
       await admin.query(
         `select pg_terminate_backend(pid) from pg_stat_activity
-         where datname = current_database() and query = 'listen mediactl_changes'`,
+         where datname = current_database() and application_name = 'mediactl change feed'`,
       )
       await waitFor(() => !b.cachesLive, { message: "B's feed to be down" })
       const access = await grant()

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { requestLane } from '../../src/kernel/db/request-lane.js'
+import { type TestApp, startApp } from '../helpers/app.js'
+import { TEST_PG_URL } from '../helpers/database.js'
+import { publishingDataOn } from '../plugins/resources/publishing-data.helpers.js'
+
+/** A promise and its resolver, to hold a statement open until the test lets it end. */
+function gate(): { opened: Promise<void>; open(): void } {
+  let open!: () => void
+  const opened = new Promise<void>((resolve) => (open = resolve))
+  return { opened, open }
+}
+
+describe('a request lane', () => {
+  it('runs the statements started together one after the other, in the order they were started', async () => {
+    const events: string[] = []
+    const first = gate()
+    const statement = (name: string, wait?: Promise<void>) => async () => {
+      events.push(`${name} starts`)
+      await wait
+      events.push(`${name} ends`)
+      return name
+    }
+    const all = requestLane.run(() =>
+      Promise.all([
+        requestLane.through(statement('a', first.opened)),
+        requestLane.through(statement('b')),
+        requestLane.through(statement('c')),
+      ]),
+    )
+    await new Promise((resolve) => setImmediate(resolve))
+    // b waits for a, which waits for the gate.
+    expect(events).toEqual(['a starts'])
+    first.open()
+    expect(await all).toEqual(['a', 'b', 'c'])
+    expect(events).toEqual(['a starts', 'a ends', 'b starts', 'b ends', 'c starts', 'c ends'])
+  })
+
+  it('goes on after a statement that fails, which fails alone', async () => {
+    const results = await requestLane.run(() =>
+      Promise.allSettled([
+        requestLane.through(() => Promise.reject(new Error('no such table'))),
+        requestLane.through(() => Promise.resolve('next')),
+      ]),
+    )
+    expect(results[0]).toMatchObject({ status: 'rejected', reason: { message: 'no such table' } })
+    expect(results[1]).toEqual({ status: 'fulfilled', value: 'next' })
+  })
+
+  it('keeps requests apart (each has its own lane) and leaves statements outside a request alone', async () => {
+    const held = gate()
+    let started = 0
+    const statement = () => async () => {
+      started++
+      await held.opened
+    }
+    const one = requestLane.run(() => requestLane.through(statement()))
+    const other = requestLane.run(() => requestLane.through(statement()))
+    const outside = Promise.all([requestLane.through(statement()), requestLane.through(statement())])
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(started).toBe(4)
+    held.open()
+    await Promise.all([one, other, outside])
+  })
+})
+
+/**
+ * On PostgreSQL each statement of the reader takes a pool connection: reads a handler starts
+ * together would hold several. Measured from the pool itself (the most it lent at once) while
+ * one request at a time is answered with every cache cold.
+ */
+describe.skipIf(!TEST_PG_URL)('one pool connection per request at most (PostgreSQL)', () => {
+  let app: TestApp
+  let data: { media: string; stream: string; resource: string; fileSlug: string }
+
+  interface TarnPool {
+    numUsed(): number
+    on(event: 'acquireSuccess', listener: () => void): void
+  }
+  const pool = (): TarnPool => app.kernel.em().getKnex().client.pool as unknown as TarnPool
+  let peak = 0
+
+  /** The most connections lent at once while `work` ran. */
+  async function peakOf(work: () => Promise<unknown>): Promise<number> {
+    peak = 0
+    await work()
+    return peak
+  }
+  /** Any write through the kernel tells its change feed that it wrote: every process cache and kept answer drops. */
+  const coldCaches = () => app.kernel.em().getKnex().raw('delete from resources where id < 0')
+
+  beforeAll(async () => {
+    app = await startApp({ config: { http: { answer_cache_mb: 0 } } })
+    data = await publishingDataOn(app, 60)
+    pool().on('acquireSuccess', () => (peak = Math.max(peak, pool().numUsed())))
+  })
+  afterAll(async () => app?.close())
+
+  it('the measure sees reads started together outside a request take a connection each', async () => {
+    const reader = app.kernel.services.reader
+    const sleep = () => reader.all('select pg_sleep(0.05) as slept')
+    expect(await peakOf(() => Promise.all([sleep(), sleep(), sleep()]))).toBe(3)
+  })
+
+  const requests = (): [string, Record<string, string>][] => [
+    [`/resource/${data.resource}`, {}],
+    [`/stream/${data.stream}/resources`, {}],
+    [`/stream/${data.stream}/resources`, { Range: 'entities=40-49' }],
+    [`/resource/${data.resource}/source`, {}],
+    [`/file/${data.fileSlug}`, {}],
+    ['/platform/default', {}],
+    ['/user/admin', {}],
+  ]
+
+  it('resource info, pages, media, file, platform and user info each hold one connection at a time', async () => {
+    for (const [path, headers] of requests()) {
+      await coldCaches()
+      let status = 0
+      const held = await peakOf(async () => (status = (await app.client.get(path, { headers })).status))
+      expect(status, path).toBeLessThan(500)
+      expect(held, path).toBe(1)
+    }
+  })
+})
