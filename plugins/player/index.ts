@@ -1,5 +1,5 @@
 import { definePlugin } from '../../src/kernel/index.js'
-import { RESOURCE_DETAILS, RESOURCES_SETTINGS } from '../resources/index.js'
+import { RESOURCE_DETAILS, RESOURCE_VIEWS, RESOURCES_SETTINGS } from '../resources/index.js'
 import init from './migrations/20261212-player-view-sessions.js'
 import { PlayerAssets } from './player-assets.js'
 import { playerConfigSchema } from './player.config.js'
@@ -33,6 +33,7 @@ export default definePlugin({
       viewTokenTtl: ctx.config.view_token_ttl,
       describer: ctx.use(RESOURCE_DETAILS),
       tokens: ctx.tokens,
+      views: ctx.use(RESOURCE_VIEWS),
     }
     ctx.routes((r) => playerRoutes(r, options))
     ctx.on('maintenance.purge', async ({ now, report }) => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { type EntityManager, type HttpContext, forbidden, type Tokens } from '../../src/kernel/index.js'
-import { countView } from '../resources/index.js'
+import type { ViewCounter } from '../resources/index.js'
 import { PlayerViewSessionEntity } from './player-view-session.entity.js'
 
 /** The purpose of view tokens: they count one view, and open nothing (media tokens are another purpose). */
@@ -48,14 +48,15 @@ let lastPurge = 0
 /**
  * Counts a view of a resource once per session: the session id is inserted into
  * `player_view_sessions` (unique), and only the request that inserted it adds one to the
- * resource's `views`; a replay, concurrent or later, inserts nothing and counts nothing.
- * Two statements, not one transaction: a crash between them loses one view rather than
- * counting one twice. Rows of expired tokens are
+ * resource's `views` (through the resources plugin's counter, which writes them in batches);
+ * a replay, concurrent or later, inserts nothing and counts nothing. Not one transaction: a
+ * crash after the insert loses the view rather than counting it twice. Rows of expired tokens are
  * removed here too, at most once a minute per process, so the table holds about
  * `player.view_token_ttl` worth of sessions without a scheduled job. Answers whether it counted.
  */
 export async function recordView(
   em: EntityManager,
+  views: ViewCounter,
   view: { resourceId: number; session: string; expiresAt: Date },
   now = new Date(),
 ): Promise<boolean> {
@@ -70,7 +71,7 @@ export async function recordView(
     .ignore()
     .execute('run')
   if (inserted.affectedRows !== 1) return false
-  await countView(em, view.resourceId)
+  await views.add(view.resourceId)
   return true
 }
 

@@ -14,6 +14,7 @@ import {
   RESOURCE_TOKEN_PURPOSE,
   type ResourceDescriber,
   type ResourceView,
+  type ViewCounter,
   resourceQueries,
 } from '../resources/index.js'
 import { type WidgetView, widgetQueries } from '../widgets/index.js'
@@ -35,6 +36,8 @@ export interface PlayerRouteOptions {
   describer: ResourceDescriber
   /** Signs the view tokens. */
   tokens: Tokens
+  /** The resources plugin's counter of views. */
+  views: ViewCounter
 }
 
 const PAGE_PERMISSION =
@@ -147,7 +150,7 @@ export function playerRoutes(r: Router, options: PlayerRouteOptions): void {
       const view = requireViewGrant(c, c.param('resource'))
       const resource = await resourceQueries.byId(c.reader, view.resourceId)
       if (!resource || resource.slug !== c.param('resource')) throw notFound(`No resource "${c.param('resource')}".`)
-      await recordView(c.em, view)
+      await recordView(c.em, options.views, view)
       return reply.noContent()
     },
     { public: true, permission: VIEW_PERMISSION, tokenPurpose: VIEW_TOKEN_PURPOSE },

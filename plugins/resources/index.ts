@@ -17,6 +17,7 @@ import { resourceQueries } from './resource.queries.js'
 import { resourceRoutes } from './resource.routes.js'
 import { deleteResourcesIn, dropResourceMetadata } from './resource.service.js'
 import { RESOURCES_SETTINGS, resourcesConfigSchema } from './resources.config.js'
+import { RESOURCE_VIEWS, ViewCounter } from './view-counter.js'
 
 export { type Resource, ResourceEntity } from './resource.entity.js'
 export type { ResourceAnnounced, ResourceExtras } from './resource.events.js'
@@ -30,8 +31,8 @@ export {
 export { RESOURCE_KIND, isPublic, resourceFromPath, resourceRef } from './resource.lookup.js'
 export { type PublicEntry, type ResourceFilter, type ResourceView, resourceQueries } from './resource.queries.js'
 export { RESOURCE_TOKEN_PURPOSE, requireResourceGrant, resourceToken } from './resource-token.js'
-export { countView } from './resource.service.js'
 export { RESOURCES_SETTINGS, type ResourcesConfig } from './resources.config.js'
+export { RESOURCE_VIEWS, type ViewCounter } from './view-counter.js'
 
 /**
  * Resources, files published into streams: `GET/POST /stream/<slug>/resources`,
@@ -75,6 +76,10 @@ export default definePlugin({
       tokens: ctx.tokens,
     })
     ctx.expose(RESOURCE_DETAILS, details)
+    // Plays are counted here and written each views_flush_ms; a graceful stop writes the last ones.
+    const views = new ViewCounter({ em: () => ctx.em(), log: ctx.log, flushMs: ctx.config.views_flush_ms })
+    ctx.expose(RESOURCE_VIEWS, views)
+    ctx.onStop(() => views.stop())
     ctx.routes((r) => {
       resourceRoutes(r, ctx.config, ctx.emit, details)
       resourceMediaRoutes(r, ctx.config, ctx.port('storage'), offers)

@@ -190,11 +190,6 @@ export function deleteResource(emit: Emit, em: EntityManager, id: number): Promi
   return transaction(em, (tx) => deleteResourcesIn(emit, tx, [id]))
 }
 
-/** Counts one playback session of a resource (the player calls it once per session). */
-export async function countView(em: EntityManager, id: number): Promise<void> {
-  await em.getConnection().execute('update resources set views = views + 1 where id = ?', [id])
-}
-
 /** Drops the values of a deleted metadata definition from the resources of its platform. */
 export async function dropResourceMetadata(tx: EntityManager, definition: MetadataDefinitionView): Promise<void> {
   const key = String(definition.id)
@@ -208,7 +203,7 @@ export async function dropResourceMetadata(tx: EntityManager, definition: Metada
 }
 
 /** At most this many resource ids per statement (well below the bound variables SQLite allows). */
-const IDS_PER_QUERY = 500
+export const IDS_PER_QUERY = 500
 
 /** What `resource.deleted` tells of resources about to go, read in the deleting transaction. */
 async function announcedOf(tx: EntityManager, ids: readonly number[]): Promise<ResourceAnnounced[]> {

@@ -16,6 +16,12 @@ export const resourcesConfigSchema = z
     public_assets: z
       .union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')])
       .default(true),
+    /**
+     * Milliseconds between two writes of the views counted by a serving process (default 1 s):
+     * a write drops the answers kept by every process that show them. The shown `views` lag by
+     * up to this; a crash loses the last interval's. 0: each view is written at once. At most an hour.
+     */
+    views_flush_ms: z.coerce.number().int().min(0).max(3_600_000).default(1000),
   })
   .strict()
 

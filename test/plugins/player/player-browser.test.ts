@@ -65,7 +65,8 @@ describe.skipIf(!HAS_CHROMIUM)(
 
     beforeAll(async () => {
       mkdirSync(ARTIFACTS, { recursive: true })
-      app = await startEncodingApp()
+      // Views written at once: the count is read right after each play (batches: view-counter.test.ts).
+      app = await startEncodingApp({ config: { resources: { views_flush_ms: 0 } } })
       pub = await publishVideo(app)
       const widget = xmlOf(await app.client.get(`/resource/${pub.visible}/widgets/${pub.widget}`), 200).widget
       site = await thirdPartySite({

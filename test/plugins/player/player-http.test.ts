@@ -36,7 +36,8 @@ describe('player: pages, access, headers, embeds and views over HTTP', () => {
   }
 
   beforeAll(async () => {
-    app = await startEncodingApp()
+    // Views written at once: the count is read right after each play (batches: view-counter.test.ts).
+    app = await startEncodingApp({ config: { resources: { views_flush_ms: 0 } } })
     pub = await publishVideo(app)
     secret = app.kernel.services.secret
   })
