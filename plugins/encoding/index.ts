@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { type EntityManager, definePlugin } from '../../src/kernel/index.js'
-import { DERIVED_FILES, setEncodingState } from '../files/index.js'
+import { DERIVED_FILES, FILE_INFO, setEncodingState } from '../files/index.js'
 import { ENCODE_JOB, encodeJob } from './encode.job.js'
 import { encodingConfigSchema } from './encoding.config.js'
 import { encodingReconciler } from './encoding.reconciler.js'
@@ -13,7 +13,6 @@ import init from './migrations/20261206-encoding-renditions.js'
 import watch from './migrations/20270128-encoding-watch.js'
 import { RenditionEntity } from './rendition.entity.js'
 import type { RenditionView } from './rendition.queries.js'
-import { renditionQueries } from './rendition.queries.js'
 import { deleteRenditions } from './rendition.service.js'
 import { SHOWN_RENDITIONS, shownRenditions } from './shown-renditions.service.js'
 import { snapshotRoutes } from './snapshot.routes.js'
@@ -26,7 +25,7 @@ export { CACHE, serveStored } from './media-delivery.js'
 export { MEDIA_PERMISSION, type MediaMount, mediaFile, mountMediaRoutes } from './media.routes.js'
 export { type Rendition, RenditionEntity, type RenditionKind } from './rendition.entity.js'
 export { type RenditionView, renditionQueries } from './rendition.queries.js'
-export { SHOWN_RENDITIONS, type ShownRenditions } from './shown-renditions.service.js'
+export { SHOWN_RENDITIONS, type ShownRenditions, thumbnailOf } from './shown-renditions.service.js'
 
 /**
  * The media pipeline: every uploaded file is queued for encoding (`encoding.encode`), which
@@ -42,7 +41,8 @@ export default definePlugin({
   entities: [RenditionEntity],
   migrations: [init, watch],
   register(ctx) {
-    ctx.expose(SHOWN_RENDITIONS, shownRenditions(ctx.reader, ctx.cache<RenditionView[]>({ tables: ['renditions'] })))
+    const shown = shownRenditions(ctx.reader, ctx.cache<RenditionView[]>({ tables: ['renditions'] }))
+    ctx.expose(SHOWN_RENDITIONS, shown)
     const workRoot = join(ctx.kernelConfig.data_dir, 'work')
     const media = new MediaLinks(ctx.links, ctx.tokens, ctx.config.token_ttl)
     const storage = ctx.port('storage')
@@ -81,14 +81,11 @@ export default definePlugin({
         files.map((file) => file.id),
       ),
     )
-    ctx.on('file.describe', async ({ reader, files, media: shown, withToken }) => {
-      const thumbnails = await renditionQueries.thumbnails(
-        reader,
-        files.map((file) => file.id),
-      )
+    ctx.on('file.describe', async ({ files, media: described, withToken }) => {
+      const thumbnails = await shown.thumbnails(files.map((file) => file.id))
       for (const file of files) {
         const thumbnail = thumbnails.get(file.id)
-        if (thumbnail) shown.get(file.id)!.thumbnail = media.thumbnail(file, thumbnail, withToken)
+        if (thumbnail) described.get(file.id)!.thumbnail = media.thumbnail(file, thumbnail, withToken)
       }
     })
     ctx.onServe(() => {
@@ -99,7 +96,7 @@ export default definePlugin({
     })
     ctx.routes((r) => {
       snapshotRoutes(r, pipeline, ctx.config, media)
-      studioRoutes(r, derived, ctx.emit, (tx, payload, file) =>
+      studioRoutes(r, derived, ctx.use(FILE_INFO), (tx, payload, file) =>
         ctx.enqueue(INSERT_LOGO_JOB, payload, { key: `insertlogo:${file.id}`, subject: file.slug, em: tx }),
       )
       mediaRoutes(r, storage)

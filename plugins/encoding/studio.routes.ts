@@ -1,7 +1,6 @@
 import {
   type FieldReader,
   type HttpContext,
-  type Emit,
   type EntityManager,
   type LogoPlacement,
   type Router,
@@ -10,7 +9,7 @@ import {
 import {
   type FileView,
   type DerivedFiles,
-  fileInfo,
+  type FileInfo,
   fileQueries,
   nameField,
   ownFile,
@@ -80,7 +79,7 @@ async function readLogo(c: HttpContext, fields: FieldReader): Promise<FileView |
 export function studioRoutes(
   r: Router,
   derived: DerivedFiles,
-  emit: Emit,
+  info: FileInfo,
   enqueue: (
     tx: EntityManager,
     payload: Record<string, unknown>,
@@ -108,7 +107,7 @@ export function studioRoutes(
           await enqueue(tx, { fileId: created.id, sourceId: file.id, logoId: logo!.id, placement: placement! }, created)
         },
       )
-      return reply.xml(202, await fileInfo(emit, c, (await fileQueries.fileById(c.reader, id))!))
+      return reply.xml(202, await info(c, (await fileQueries.fileById(c.reader, id))!))
     },
     { permission: PERMISSION },
   )

@@ -1,26 +1,17 @@
-import { type Emit, type HttpContext, type Router, reply } from '../../src/kernel/index.js'
+import { type Router, reply } from '../../src/kernel/index.js'
 import type { FilesDeps } from './files.deps.js'
 import { checkMetadataValues, metadataQueries } from '../metadata/index.js'
-import { describeFiles, wantsToken } from './file-media.service.js'
 import { fileQueries } from './file.queries.js'
 import { deleteFile, updateFile } from './file.service.js'
-import { fileInfoXml, fileStatusXml } from './file.xml.js'
-import type { FileView } from './files.types.js'
+import { fileStatusXml } from './file.xml.js'
 import { ownFile, requireFileFlag } from './files.lookup.js'
 import { nameField } from './name.fields.js'
 
 const OWNER = 'the owner only (files are private); anyone else gets 404'
 
-/** File info, with the metadata definitions of its platform for the value elements and what other plugins show. */
-export async function fileInfo(emit: Emit, c: HttpContext, file: FileView, status: 'word' | 'code' = 'word') {
-  const definitions = await metadataQueries.ofPlatform(c.reader, file.platformId)
-  const media = await describeFiles(emit, c.reader, [file], wantsToken(c))
-  return fileInfoXml(c.links, file, definitions, status, media.get(file.id))
-}
-
 /** One file: info, status, partial update (name, metadata values), delete. */
 export function fileRoutes(r: Router, deps: FilesDeps): void {
-  r.get('/file/:file', async (c) => reply.xml(200, await fileInfo(deps.emit, c, await ownFile(c))), {
+  r.get('/file/:file', async (c) => reply.xml(200, await deps.info(c, await ownFile(c))), {
     permission: OWNER,
     cacheable: true,
   })
@@ -48,7 +39,7 @@ export function fileRoutes(r: Router, deps: FilesDeps): void {
       fields.done()
       await updateFile(c.em, file, { name, metadata }, definitions)
       const updated = (await fileQueries.fileById(c.reader, file.id))!
-      return reply.xml(200, await fileInfo(deps.emit, c, updated))
+      return reply.xml(200, await deps.info(c, updated))
     },
     { permission: `${OWNER}; profile file.edit` },
   )

@@ -7,6 +7,7 @@ import type {
   ResumableUploadsPort,
   StoragePort,
 } from '../../src/kernel/index.js'
+import type { FileInfo } from './file-info.service.js'
 import type { UploadLinks } from './upload-token.js'
 
 /**
@@ -26,4 +27,6 @@ export interface FilesDeps {
   /** A fresh EntityManager, for work outside a request's. */
   em(): EntityManager
   uploadLinks: UploadLinks
+  /** The info answer of a file. */
+  info: FileInfo
 }

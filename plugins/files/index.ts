@@ -1,11 +1,15 @@
 import type { CronJob } from 'cron'
 import { definePlugin } from '../../src/kernel/index.js'
 import '../identity/index.js'
+import type { FileView } from './files.types.js'
 import { DERIVED_FILES, derivedFiles } from './derived-files.service.js'
 import { DirectoryEntity } from './directory.entity.js'
 import type { FilesDeps } from './files.deps.js'
 import { directoryRoutes } from './directory.routes.js'
 import { fileQueries } from './file.queries.js'
+import { FILE_VIEWS, fileViews } from './file-views.service.js'
+import { FILE_INFO, fileInfoOf } from './file-info.service.js'
+import { METADATA_DEFINITIONS } from '../metadata/index.js'
 import { fileRoutes } from './file.routes.js'
 import { deleteUserFiles, dropMetadataValues } from './file.service.js'
 import { FILES_SETTINGS, filesConfigSchema } from './files.config.js'
@@ -29,6 +33,7 @@ import { uploadRoutes } from './upload.routes.js'
 export { type StoredFile, StoredFileEntity } from './stored-file.entity.js'
 export { type Directory, DirectoryEntity } from './directory.entity.js'
 export { fileQueries } from './file.queries.js'
+export { FILE_VIEWS, type FileViews } from './file-views.service.js'
 export {
   ENCODING_STATUSES,
   encodingCode,
@@ -47,7 +52,7 @@ export {
   spaceLeftFor,
 } from './encoding-state.service.js'
 export { wantsToken } from './file-media.service.js'
-export { fileInfo } from './file.routes.js'
+export { FILE_INFO, type FileInfo } from './file-info.service.js'
 export { nameField } from './name.fields.js'
 export { DERIVED_FILES, type DerivedFile, type DerivedFiles } from './derived-files.service.js'
 export { UPLOAD_LINKS, type UploadLinks } from './upload-token.js'
@@ -76,10 +81,14 @@ export default definePlugin({
       log: ctx.log,
       em: () => ctx.em(),
       uploadLinks,
+      info: fileInfoOf(ctx.emit, ctx.use(METADATA_DEFINITIONS)),
     }
+    ctx.expose(FILE_INFO, deps.info)
     ctx.expose(FILES_SETTINGS, ctx.config)
     ctx.expose(UPLOAD_LINKS, uploadLinks)
     ctx.expose(DERIVED_FILES, derivedFiles(deps))
+    // What a file's view reads: the file, its owner's name, its directory's slug.
+    ctx.expose(FILE_VIEWS, fileViews(ctx.reader, ctx.cache<FileView>({ tables: ['files', 'users', 'directories'] })))
     const uploads = new UploadMetrics(ctx.metrics)
     ctx.routes((r) => {
       uploadLinkRoutes(r, uploadLinks)
@@ -89,8 +98,12 @@ export default definePlugin({
       directoryRoutes(r, deps)
       fileRoutes(r, deps)
     })
+    // Platform info's used space, kept per process until a file changes.
+    const platformBytes = ctx.cache<number>({ tables: ['files'] })
     ctx.on('platform.describe', async ({ reader, platform, stats }) => {
-      stats.usedSpace = await fileQueries.platformBytes(reader, platform.id)
+      stats.usedSpace = await platformBytes.get(String(platform.id), () =>
+        fileQueries.platformBytes(reader, platform.id),
+      )
     })
     emptyTrashOnCommit(deps)
     ctx.on('user.deleting', ({ em, user }) => deleteUserFiles(deps, em, [user.id]))

@@ -2,7 +2,6 @@ import type { FilesDeps } from './files.deps.js'
 import { type Router, invalid, reply } from '../../src/kernel/index.js'
 import { createDirectory } from './directory.service.js'
 import { directoryInfoXml } from './directory.xml.js'
-import { fileInfo } from './file.routes.js'
 import type { FilesConfig } from './files.config.js'
 import { directoryOf, requireFileFlag } from './files.lookup.js'
 import { readName } from './name.fields.js'
@@ -40,7 +39,7 @@ export function uploadRoutes(r: Router, deps: FilesDeps, config: FilesConfig, me
       }
       const outcome = await storeUpload(deps, c, config, metrics, c.principal, body, directoryId)
       if (!outcome.done) return reply.json(200, outcome.progress)
-      return reply.xml(200, await fileInfo(deps.emit, c, outcome.file, 'code'))
+      return reply.xml(200, await deps.info(c, outcome.file, 'code'))
     },
     {
       permission:

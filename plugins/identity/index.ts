@@ -60,8 +60,10 @@ export default definePlugin({
       accessRoutes(r)
     })
     ctx.on('platform.created', ({ em, platform }) => seedPlatform(em, platform))
+    // Platform info's count, kept per process until a user is created, changed or deleted.
+    const userCounts = ctx.cache<number>({ tables: ['users'] })
     ctx.on('platform.describe', async ({ reader, platform, stats }) => {
-      stats.createdUsers = await userQueries.count(reader, platform.id)
+      stats.createdUsers = await userCounts.get(String(platform.id), () => userQueries.count(reader, platform.id))
     })
     ctx.on('platform.deleting', async ({ em, platform }) => {
       const admins = await instanceAdmins(em)

@@ -1,5 +1,6 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import { CHANNEL_OFFERS } from '../channels/index.js'
+import { FILE_VIEWS } from '../files/index.js'
 import { SHOWN_RENDITIONS } from '../encoding/index.js'
 import { METADATA_DEFINITIONS } from '../metadata/index.js'
 import { STREAM_KIND } from '../streams/index.js'
@@ -68,6 +69,7 @@ export default definePlugin({
     })
     const offers = ctx.use(CHANNEL_OFFERS)
     const details = new ResourceDescriber({
+      files: ctx.use(FILE_VIEWS),
       offers,
       definitions: ctx.use(METADATA_DEFINITIONS),
       renditions: ctx.use(SHOWN_RENDITIONS),

@@ -1,7 +1,7 @@
 import { type Emit, type HttpContext, type Tokens, serviceKey } from '../../src/kernel/index.js'
 import type { ChannelOffer, ChannelOffers, FlavorChoice } from '../channels/index.js'
-import type { RenditionView, ShownRenditions } from '../encoding/index.js'
-import { type FileView, fileQueries } from '../files/index.js'
+import { type RenditionView, type ShownRenditions, thumbnailOf } from '../encoding/index.js'
+import type { FileView, FileViews } from '../files/index.js'
 import type { MetadataDefinitionView, MetadataDefinitions, MetadataValue } from '../metadata/index.js'
 import type { FileSubtitles } from '../subtitles/index.js'
 import type { ResourceExtras } from './resource.events.js'
@@ -57,10 +57,6 @@ class ResourceUrls {
   }
 }
 
-/** What shows as the thumbnail: the selected snapshot, else the `thumbnail` rendition (as `renditionQueries.thumbnails`). */
-const thumbnailOf = (renditions: readonly RenditionView[]): RenditionView | undefined =>
-  renditions.find((r) => r.kind === 'snapshot' && r.selected) ?? renditions.find((r) => r.kind === 'thumbnail')
-
 /** The longest duration of the renditions (the source's, as encoded), to two decimals. */
 function durationOf(renditions: readonly RenditionView[]): number | null {
   const durations = renditions.map((r) => r.duration).filter((d): d is number => typeof d === 'number' && d > 0)
@@ -79,6 +75,7 @@ function perKey<K, V>(load: (key: K) => Promise<V>): (key: K) => Promise<V> {
 
 /** What describing resources uses, from the plugins the resources plugin depends on. */
 export interface DescriberParts {
+  files: FileViews
   offers: ChannelOffers
   definitions: MetadataDefinitions
   renditions: ShownRenditions
@@ -114,11 +111,14 @@ export class ResourceDescriber {
 export const RESOURCE_DETAILS = serviceKey<ResourceDescriber>('resources.details')
 
 /**
- * The details of resources for their answers (info and lists), with one query per kind of
- * data for the whole list: files, renditions, subtitles, definitions, channels, widgets.
+ * The details of resources for their answers (info and lists), each kind of data read for the
+ * whole list at once through the plugin that owns it: files, renditions, subtitles,
+ * definitions, channels, widgets. Each keeps what it read per process (on PostgreSQL), so a
+ * first answer reads again only what changed.
  */
 async function describeResources(
   {
+    files: fileViews,
     offers,
     definitions: definitionsOfPlatform,
     renditions: shown,
@@ -133,7 +133,7 @@ async function describeResources(
   const reader = c.reader
   const fileIds = [...new Set(resources.map((r) => r.fileId))]
   const [files, renditions, subtitles] = await Promise.all([
-    fileQueries.filesByIds(reader, fileIds),
+    fileViews.byIds(fileIds),
     shown.ofFiles(fileIds),
     subtitlesOfFiles.ofFiles(fileIds),
   ])

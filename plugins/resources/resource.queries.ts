@@ -116,6 +116,36 @@ function filtered(streamId: number, filter: ResourceFilter): { where: string; pa
   return { where: where.join(' and '), params }
 }
 
+/** A statement and its parameters. */
+interface Statement {
+  sql: string
+  params: unknown[]
+}
+
+/** How many resources of a stream a list shows (`n`). Without a scope, the sum of the stream's buckets; a scope is a list of granted ids, counted directly. */
+function countOf(streamId: number, filter: ResourceFilter): Statement {
+  if (filter.scope === 'all') {
+    return { sql: `select coalesce(sum(n), 0) as n from (${bucketsOf(filter.withHidden)}) b`, params: [streamId] }
+  }
+  const { where, params } = filtered(streamId, filter)
+  return { sql: `select count(*) as n from resources r where ${where}`, params }
+}
+
+/** One page of the resources of a stream a list shows, in id order. */
+function pageOf(streamId: number, filter: ResourceFilter, offset: number, limit: number): Statement {
+  if (filter.scope === 'all' && offset >= BUCKET_IDS) {
+    return { sql: seekPage(filter.withHidden), params: [streamId, offset, streamId, limit, offset] }
+  }
+  const { where, params } = filtered(streamId, filter)
+  // The page's ids first, from the (stream, id) index alone: deep pages then join only their own rows.
+  return {
+    sql: `select ${COLUMNS} from (select r.id from resources r where ${where} order by r.id limit ? offset ?) page
+       join resources r on r.id = page.id join files f on f.id = r.file_id join streams s on s.id = r.stream_id
+       order by r.id`,
+    params: [...params, limit, offset],
+  }
+}
+
 /** Prepared reads of resources (committed data). */
 export const resourceQueries = {
   async bySlug(reader: Reader, slug: string): Promise<ResourceView | undefined> {
@@ -126,28 +156,36 @@ export const resourceQueries = {
     const row = await reader.one(`select ${COLUMNS} from ${FROM} where r.id = ?`, [id])
     return row && resourceView(row)
   },
-  async count(reader: Reader, streamId: number, filter: ResourceFilter): Promise<number> {
-    // Without a scope, the sum of the stream's buckets; a scope is a list of granted ids, counted directly.
-    if (filter.scope === 'all') {
-      return reader.count(`select coalesce(sum(n), 0) as n from (${bucketsOf(filter.withHidden)}) b`, [streamId])
-    }
-    const { where, params } = filtered(streamId, filter)
-    return reader.count(`select count(*) as n from resources r where ${where}`, params)
+  count(reader: Reader, streamId: number, filter: ResourceFilter): Promise<number> {
+    const { sql, params } = countOf(streamId, filter)
+    return reader.count(sql, params)
   },
   async page(reader: Reader, streamId: number, filter: ResourceFilter, offset: number, limit: number) {
-    if (filter.scope === 'all' && offset >= BUCKET_IDS) {
-      const rows = await reader.all(seekPage(filter.withHidden), [streamId, offset, streamId, limit, offset])
-      return rows.map(resourceView)
-    }
-    const { where, params } = filtered(streamId, filter)
-    // The page's ids first, from the (stream, id) index alone: deep pages then join only their own rows.
+    const { sql, params } = pageOf(streamId, filter, offset, limit)
+    return (await reader.all(sql, params)).map(resourceView)
+  },
+  /**
+   * `count` and `page` in one statement (one round trip): the count's single row, joined to
+   * the page's rows; a page past the end leaves that row alone, its page columns null.
+   */
+  async counted(
+    reader: Reader,
+    streamId: number,
+    filter: ResourceFilter,
+    offset: number,
+    limit: number,
+  ): Promise<{ total: number; items: ResourceView[] }> {
+    const count = countOf(streamId, filter)
+    const page = pageOf(streamId, filter, offset, limit)
     const rows = await reader.all(
-      `select ${COLUMNS} from (select r.id from resources r where ${where} order by r.id limit ? offset ?) page
-       join resources r on r.id = page.id join files f on f.id = r.file_id join streams s on s.id = r.stream_id
-       order by r.id`,
-      [...params, limit, offset],
+      `with total as (${count.sql}) select total.n as list_total, p.* from total left join (${page.sql}) p on 1 = 1
+       order by p.id`,
+      [...count.params, ...page.params],
     )
-    return rows.map(resourceView)
+    return {
+      total: Number(rows[0]?.list_total ?? 0),
+      items: rows.filter((row) => row.id != null).map(resourceView),
+    }
   },
   /** The newest `limit` public resources of a media, newest first (ties: the last created first): feeds. */
   async newestPublic(reader: Reader, mediaId: number, limit: number): Promise<PublicEntry[]> {

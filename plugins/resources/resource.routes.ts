@@ -43,8 +43,8 @@ export function resourceRoutes(r: Router, config: ResourcesConfig, emit: Emit, d
         scope: shown ? await c.authz.scope(c.principal, RESOURCE_KIND, ref) : new Set<number>(),
         withHidden,
       }
-      const items = await c.list(await resourceQueries.count(reader, stream.id, filter), (page) =>
-        resourceQueries.page(reader, stream.id, filter, page.offset, page.limit),
+      const items = await c.listCounted((page) =>
+        resourceQueries.counted(reader, stream.id, filter, page.offset, page.limit),
       )
       return reply.xml(200, resourceListXml(c.links, stream.slug, items, await describe(c, items)))
     },

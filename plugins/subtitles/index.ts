@@ -1,6 +1,6 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import '../encoding/index.js'
-import '../files/index.js'
+import { FILE_INFO } from '../files/index.js'
 import { FILE_SUBTITLES, fileSubtitles } from './file-subtitles.service.js'
 import init from './migrations/20261122-subtitles-init.js'
 import watch from './migrations/20270128-subtitles-watch.js'
@@ -25,28 +25,24 @@ export default definePlugin({
   entities: [SubtitleEntity],
   migrations: [init, watch],
   register(ctx) {
-    ctx.expose(FILE_SUBTITLES, fileSubtitles(ctx.reader, ctx.cache<SubtitleView[]>({ tables: ['subtitles'] })))
+    const ofFiles = fileSubtitles(ctx.reader, ctx.cache<SubtitleView[]>({ tables: ['subtitles'] }))
+    ctx.expose(FILE_SUBTITLES, ofFiles)
     const storage = ctx.port('storage')
-    ctx.routes((r) => subtitleRoutes(r, storage, ctx.emit))
+    ctx.routes((r) => subtitleRoutes(r, storage, ctx.use(FILE_INFO)))
     // The foreign key cascades too; deleting explicitly keeps the outcome independent of it.
     ctx.on('file.deleted', async ({ em, files }) => {
       await em.nativeDelete(SubtitleEntity, { file: { $in: files.map((file) => file.id) } })
     })
-    ctx.on('file.describe', async ({ reader, files, media }) => {
+    ctx.on('file.describe', async ({ files, media }) => {
       if (files.length === 0) return
-      const ids = files.map((file) => file.id)
-      const rows = await reader.all(
-        `select s.public_id, s.language, s.file_id from subtitles s where s.file_id in (${ids.map(() => '?').join(',')})
-         order by s.id`,
-        ids,
-      )
-      const slugs = new Map(files.map((file) => [file.id, file.slug]))
-      for (const row of rows) {
-        const fileId = Number(row.file_id)
-        media.get(fileId)?.subtitles.push({
-          language: String(row.language),
-          href: ctx.links.url('file', slugs.get(fileId)!, 'subtitles', String(row.public_id)),
-        })
+      const subtitles = await ofFiles.ofFiles(files.map((file) => file.id))
+      for (const file of files) {
+        for (const subtitle of subtitles.get(file.id) ?? []) {
+          media.get(file.id)?.subtitles.push({
+            language: subtitle.language,
+            href: ctx.links.url('file', file.slug, 'subtitles', subtitle.publicId),
+          })
+        }
       }
     })
   },

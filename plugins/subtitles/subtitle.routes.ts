@@ -1,5 +1,4 @@
 import {
-  type Emit,
   type HttpContext,
   type Router,
   type StoragePort,
@@ -10,7 +9,7 @@ import {
 } from '../../src/kernel/index.js'
 import { isLanguageCode } from '../../src/shared/iso-codes.js'
 import { CACHE, MEDIA_PERMISSION, MEDIA_TOKEN_PURPOSE, mediaFile, serveStored } from '../encoding/index.js'
-import { fileInfo, ownFile, requireFileFlag } from '../files/index.js'
+import { type FileInfo, ownFile, requireFileFlag } from '../files/index.js'
 import { type Subtitle, SubtitleEntity } from './subtitle.entity.js'
 import { parseSubtitle } from './subtitle.format.js'
 import { addSubtitle, deleteSubtitle } from './subtitle.service.js'
@@ -52,7 +51,7 @@ async function subtitleOf(c: HttpContext, fileId: number): Promise<Subtitle> {
 }
 
 /** Subtitles of a file: add (SRT or WebVTT, checked by parsing), fetch as WebVTT, remove. */
-export function subtitleRoutes(r: Router, storage: StoragePort, emit: Emit): void {
+export function subtitleRoutes(r: Router, storage: StoragePort, info: FileInfo): void {
   r.get(
     '/file/:file/subtitles/:subtitle',
     async (c) => {
@@ -82,7 +81,7 @@ export function subtitleRoutes(r: Router, storage: StoragePort, emit: Emit): voi
         bytes: bytes!,
         cues: parsed.cues,
       })
-      return reply.xml(201, await fileInfo(emit, c, file))
+      return reply.xml(201, await info(c, file))
     },
     { permission: `${OWNER}; profile file.edit` },
   )

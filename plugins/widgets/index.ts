@@ -2,7 +2,9 @@ import { definePlugin } from '../../src/kernel/index.js'
 import init from './migrations/20261211-widgets-init.js'
 import watch from './migrations/20270129-widgets-watch.js'
 import { WidgetEntity } from './widget.entity.js'
+import { resourceWidgets } from './resource-widgets.service.js'
 import { listenToOwners } from './widget.listeners.js'
+import type { WidgetSummary } from './widget.queries.js'
 import { widgetRoutes } from './widget.routes.js'
 
 export { type Widget, WidgetEntity } from './widget.entity.js'
@@ -25,6 +27,6 @@ export default definePlugin({
   migrations: [init, watch],
   register(ctx) {
     ctx.routes(widgetRoutes)
-    listenToOwners(ctx)
+    listenToOwners(ctx, resourceWidgets(ctx.reader, ctx.cache<WidgetSummary[]>({ tables: ['widgets'] })))
   },
 })

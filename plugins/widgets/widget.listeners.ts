@@ -1,14 +1,14 @@
 import type { PluginContext } from '../../src/kernel/index.js'
 import { embedCode } from './widget.embed.js'
 import { WidgetEntity } from './widget.entity.js'
-import { widgetQueries } from './widget.queries.js'
+import type { ResourceWidgets } from './resource-widgets.service.js'
 
 /**
  * What widgets do when what they belong to or refer to changes. The foreign keys cascade
  * (resource) and set null (theme, behavior) too; acting explicitly, inside the deleting
  * transaction, keeps the outcome independent of them.
  */
-export function listenToOwners(ctx: PluginContext): void {
+export function listenToOwners(ctx: PluginContext, widgetsOf: ResourceWidgets): void {
   ctx.on('resource.deleting', async ({ em, ids }) => {
     if (ids.length) await em.nativeDelete(WidgetEntity, { resource: { $in: ids } })
   })
@@ -19,14 +19,12 @@ export function listenToOwners(ctx: PluginContext): void {
     if (ids.length) await em.nativeUpdate(WidgetEntity, { playerBehavior: { $in: ids } }, { playerBehavior: null })
   })
   // A resource's answers list its widgets by name with the iframe code, URL-encoded (spec: Resource).
-  ctx.on('resource.describe', async ({ reader, resources, extras }) => {
+  ctx.on('resource.describe', async ({ resources, extras }) => {
     if (resources.length === 0) return
-    const widgets = await widgetQueries.ofResources(
-      reader,
-      resources.map((resource) => resource.id),
-    )
-    for (const widget of widgets) {
-      extras.get(widget.resourceId)?.widgets.push({ name: widget.name, code: embedCode(ctx.links, widget) })
+    const widgets = await widgetsOf(resources.map((resource) => resource.id))
+    for (const [resourceId, ofResource] of widgets) {
+      const shown = extras.get(resourceId)?.widgets
+      for (const widget of ofResource) shown?.push({ name: widget.name, code: embedCode(ctx.links, widget) })
     }
   })
 }

@@ -17,11 +17,13 @@ export interface SecondProcess {
   close(): Promise<void>
 }
 
-/** Boots and listens a second process on the database of `app`; on PostgreSQL, waits for both change feeds. */
-export async function secondProcessOf(app: TestApp): Promise<SecondProcess> {
+/** Boots and listens a second process on the database of `app` (with `config` over its defaults); on PostgreSQL, waits for both change feeds. */
+export async function secondProcessOf(app: TestApp, config: Record<string, unknown> = {}): Promise<SecondProcess> {
   const database = app.kernel.config.database.url || `sqlite://${join(app.dataDir, 'mediactl.sqlite')}`
   const dir = mkdtempSync(join(tmpdir(), 'mediactl-second-'))
-  const kernel = await bootOn(dir, { overrides: { database: { url: database }, auth: { secret: 'another-process' } } })
+  const kernel = await bootOn(dir, {
+    overrides: { ...config, database: { url: database }, auth: { secret: 'another-process' } },
+  })
   const { url } = await kernel.listen(0, '127.0.0.1')
   if (TEST_PG_URL)
     await waitFor(() => app.kernel.cachesLive && kernel.cachesLive, { message: 'both change feeds live' })

@@ -61,3 +61,23 @@ export function pageFor(
     headers: { 'Content-Range': contentRange, 'Accept-Ranges': 'entities' },
   }
 }
+
+/**
+ * The slice a Range asks for before the list's length is known, for lists that read their
+ * count with their page (`HttpContext.listCounted`): `pageFor` with the same header and the
+ * total gives the same offset, and a limit no larger (the rows past the end are simply not
+ * there). No header: the first `max`. A malformed header: an empty slice (the 416 that
+ * `pageFor` throws then needs the total).
+ */
+export function askedPage(header: string | undefined, max: number): Page {
+  let range: RangeRequest | null
+  try {
+    range = parseRange(header, 0)
+  } catch (error) {
+    if (error instanceof HttpError) return { offset: 0, limit: 0 }
+    throw error
+  }
+  const start = range?.start ?? 0
+  const wanted = range?.end == null ? max : range.end - start + 1
+  return { offset: start, limit: Math.min(wanted, max) }
+}

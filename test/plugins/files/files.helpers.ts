@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { expect } from 'vitest'
 import { parse } from 'yaml'
 import '../../../plugins/files/index.js'
-import { type FileView, fileQueries } from '../../../plugins/files/index.js'
+import { FILE_INFO, type FileView, fileQueries } from '../../../plugins/files/index.js'
 import { filesConfigSchema } from '../../../plugins/files/files.config.js'
 import type { FilesDeps } from '../../../plugins/files/files.deps.js'
 import { UploadLinks } from '../../../plugins/files/upload-token.js'
@@ -181,5 +181,6 @@ export function filesDeps(kernel: Kernel): FilesDeps {
     log,
     em: () => kernel.em(),
     uploadLinks: new UploadLinks(tokensWith(secret), links, config, ports.get('credentials')),
+    info: kernel.exposed(FILE_INFO),
   }
 }
