@@ -43,6 +43,8 @@
  *                               the database in it is used to create and drop the run's own
  *   BENCH_RESOURCES [10000]     resources in the stream (the deep page is the last 50)
  *   BENCH_PUBLISH_ROUNDS [2]    rounds of the two scenarios
+ *   BENCH_ANSWER_CACHE_MB [64]  `http.answer_cache_mb` of the measured servers: 0 makes every answer a
+ *                               first one (the statements and CPU of answers not kept)
  *   BENCH_PROCESSES [cores]     also measure `mediactl serve --processes N` (bin/run.js, same data
  *                               dir and database; CPU summed over its processes from /proc); 0 or 1: not
  */
@@ -61,6 +63,8 @@ export const publishSettings = {
   processes: Math.max(0, Number(process.env.BENCH_PROCESSES ?? availableParallelism())),
   resources: Math.max(50, Number(process.env.BENCH_RESOURCES ?? 10_000)),
   rounds: Math.max(1, Number(process.env.BENCH_PUBLISH_ROUNDS ?? 2)),
+  /** `http.answer_cache_mb`, when set (the product's default otherwise). */
+  answerCacheMb: process.env.BENCH_ANSWER_CACHE_MB,
 }
 
 /**
@@ -141,7 +145,13 @@ async function bootPublishing(dist, answerIpc, { database, log, resources }) {
     overrides: {
       data_dir: dataDir,
       log_level: level,
-      http: { host: '127.0.0.1', port: 0 },
+      http: {
+        host: '127.0.0.1',
+        port: 0,
+        ...(publishSettings.answerCacheMb === undefined
+          ? {}
+          : { answer_cache_mb: Number(publishSettings.answerCacheMb) }),
+      },
       database: { url: database },
       auth: { secret: randomBytes(32).toString('hex') },
     },
@@ -245,6 +255,9 @@ async function startCluster({ dataDir, database, config, level, processes }) {
       MEDIACTL_HOST: '127.0.0.1',
       MEDIACTL_PORT: '0',
       MEDIACTL_LOG_LEVEL: level,
+      ...(publishSettings.answerCacheMb === undefined
+        ? {}
+        : { MEDIACTL_HTTP__ANSWER_CACHE_MB: publishSettings.answerCacheMb }),
     },
     stdio: ['ignore', out, out],
   })

@@ -116,6 +116,9 @@ function filtered(streamId: number, filter: ResourceFilter): { where: string; pa
   return { where: where.join(' and '), params }
 }
 
+/** Most granted ids a list binds twice in one statement (its count and its page); SQLite binds at most 32,766. */
+const IDS_JOINED_MAX = 4000
+
 /** A statement and its parameters. */
 interface Statement {
   sql: string
@@ -177,6 +180,11 @@ export const resourceQueries = {
   ): Promise<{ total: number; items: ResourceView[] }> {
     const count = countOf(streamId, filter)
     const page = pageOf(streamId, filter, offset, limit)
+    // A scope's ids are bound in both: past a few thousand, two statements stay under SQLite's bound variables.
+    if (filter.scope !== 'all' && filter.scope.size > IDS_JOINED_MAX) {
+      const total = await reader.count(count.sql, count.params)
+      return { total, items: (await reader.all(page.sql, page.params)).map(resourceView) }
+    }
     const rows = await reader.all(
       `with total as (${count.sql}) select total.n as list_total, p.* from total left join (${page.sql}) p on 1 = 1
        order by p.id`,

@@ -5,7 +5,8 @@ import type { Config } from './config/schema.js'
 import { validatePlugins } from './config/validate.js'
 import { Migrator, type OwnedMigration } from './db/migrator.js'
 import { type EntityManager, type Orm, databaseTarget, knexOf, openOrm } from './db/orm.js'
-import { type ChangeFeed, NoChangeFeed, PostgresChangeFeed } from './db/change-feed.js'
+import { type ChangeFeed, PostgresChangeFeed } from './db/change-feed.js'
+import { SqliteChangeFeed } from './db/sqlite-change-feed.js'
 import { ProcessCache } from './db/process-cache.js'
 import { readTracking } from './db/read-tracking.js'
 import { openReader } from './db/reader.js'
@@ -326,6 +327,7 @@ export class Kernel {
       authenticate,
       challenge,
       answers: this.answers,
+      catchUp: () => this.changes.sync(),
       isClosing: () => this.closing,
       inFlight: this.inFlight,
       observe: (request) => this.metrics.observe(request),
@@ -363,12 +365,11 @@ export class Kernel {
   }
 
   /**
-   * Turns the caches on in a serving process (PostgreSQL): listens to the change feed, and
-   * drops this process's caches at each of its own writes and commits, before their
-   * notification comes back, so a client reads what it just wrote. CLI commands read through.
+   * Turns the caches on in a serving process: starts the change feed, and drops this
+   * process's caches at each of its own writes and commits, before the feed tells them, so a
+   * client reads what it just wrote. CLI commands and workers read through.
    */
   private listenForChanges(): void {
-    if (!(this.changes instanceof PostgresChangeFeed)) return
     const knex = knexOf(this.orm)
     const dropOnWrite = (query: { sql?: string } | undefined): void => {
       if (WRITES.test(query?.sql ?? '')) this.changes.wrote()
@@ -482,7 +483,7 @@ const MIB = 1024 * 1024
 
 function changeFeedOf(config: Config, log: Logger): ChangeFeed {
   const target = databaseTarget(config)
-  if (target.dialect !== 'postgresql') return new NoChangeFeed()
+  if (target.dialect === 'sqlite') return new SqliteChangeFeed(target.location)
   return new PostgresChangeFeed(
     target.location,
     config.database.connect_timeout * 1000,

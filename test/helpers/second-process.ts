@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Kernel } from '../../src/kernel/index.js'
 import type { TestApp } from './app.js'
-import { TEST_PG_URL } from './database.js'
 import { DigestClient } from './digest-client.js'
 import { bootOn } from './kernel.js'
 import { waitFor } from './wait.js'
@@ -17,7 +16,7 @@ export interface SecondProcess {
   close(): Promise<void>
 }
 
-/** Boots and listens a second process on the database of `app` (with `config` over its defaults); on PostgreSQL, waits for both change feeds. */
+/** Boots and listens a second process on the database of `app` (with `config` over its defaults); waits for both change feeds. */
 export async function secondProcessOf(app: TestApp, config: Record<string, unknown> = {}): Promise<SecondProcess> {
   const database = app.kernel.config.database.url || `sqlite://${join(app.dataDir, 'mediactl.sqlite')}`
   const dir = mkdtempSync(join(tmpdir(), 'mediactl-second-'))
@@ -25,8 +24,7 @@ export async function secondProcessOf(app: TestApp, config: Record<string, unkno
     overrides: { ...config, database: { url: database }, auth: { secret: 'another-process' } },
   })
   const { url } = await kernel.listen(0, '127.0.0.1')
-  if (TEST_PG_URL)
-    await waitFor(() => app.kernel.cachesLive && kernel.cachesLive, { message: 'both change feeds live' })
+  await waitFor(() => app.kernel.cachesLive && kernel.cachesLive, { message: 'both change feeds live' })
   return {
     kernel,
     url,

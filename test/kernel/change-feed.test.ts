@@ -1,7 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { knex as makeKnex, type Knex } from '@mikro-orm/knex'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { NoChangeFeed, PostgresChangeFeed } from '../../src/kernel/db/change-feed.js'
+import { PostgresChangeFeed } from '../../src/kernel/db/change-feed.js'
+import { SqliteChangeFeed } from '../../src/kernel/db/sqlite-change-feed.js'
 import { ProcessCache } from '../../src/kernel/db/process-cache.js'
 import { ReadSet } from '../../src/kernel/db/read-tracking.js'
 import { AnswerCache, tablesNamed } from '../../src/kernel/http/answer-cache.js'
@@ -11,9 +16,9 @@ import { recordingLogger } from '../helpers/log.js'
 import { startTcpProxy } from '../helpers/tcp-proxy.js'
 import { waitFor } from '../helpers/wait.js'
 
-describe('without PostgreSQL (SQLite)', () => {
+describe('a feed not started (CLI commands, workers)', () => {
   it('a cache reads through every time: nothing is kept', async () => {
-    const cache = new ProcessCache<number>(new NoChangeFeed(), { tables: ['users'] })
+    const cache = new ProcessCache<number>(new SqliteChangeFeed('/nonexistent/mediactl.sqlite'), { tables: ['users'] })
     let reads = 0
     expect(await cache.get('k', async () => ++reads)).toBe(1)
     expect(await cache.get('k', async () => ++reads)).toBe(2)
@@ -26,6 +31,67 @@ describe('without PostgreSQL (SQLite)', () => {
       ['a', 'b'],
       ['a', 'b'],
     ])
+  })
+})
+
+/** SQLite: `PRAGMA data_version` asked as each request starts; any commit by another connection drops everything. */
+describe('SQLite change feed', () => {
+  let dir: string
+  let writer: Database.Database
+  let feed: SqliteChangeFeed
+  const heard: (string | null)[] = []
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mediactl-feed-'))
+    const file = join(dir, 'feed.sqlite')
+    writer = new Database(file)
+    writer.pragma('journal_mode = WAL')
+    writer.exec('create table watched (n integer); create view seen as select n from watched')
+    feed = new SqliteChangeFeed(file)
+    feed.subscribe((table) => heard.push(table))
+    expect(feed.live).toBe(false)
+    feed.start()
+  })
+  afterAll(async () => {
+    await feed.close()
+    writer.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('is live once started, and knows its tables (watched) and views (not)', () => {
+    expect(feed.live).toBe(true)
+    expect(feed.relations.get('watched')).toBe(true)
+    expect(feed.relations.get('seen')).toBe(false)
+  })
+
+  it('a cache keeps a value until another connection commits, whatever it changed', async () => {
+    const cache = new ProcessCache<number>(feed, { tables: ['users'] })
+    let reads = 0
+    feed.sync()
+    await cache.get('k', async () => ++reads)
+    feed.sync()
+    expect(await cache.get('k', async () => ++reads)).toBe(1)
+    heard.length = 0
+    writer.prepare('insert into watched values (1)').run()
+    // Not before the next request asks.
+    expect(await cache.get('k', async () => ++reads)).toBe(1)
+    feed.sync()
+    expect(heard).toEqual([null])
+    expect(await cache.get('k', async () => ++reads)).toBe(2)
+    feed.sync()
+    expect(heard).toEqual([null])
+    // A transaction rolled back commits nothing.
+    writer.exec('begin; insert into watched values (2); rollback')
+    feed.sync()
+    expect(heard).toEqual([null])
+    expect(await cache.get('k', async () => ++reads)).toBe(2)
+  })
+
+  it("drops everything when told this process wrote, before the commit's version is asked", async () => {
+    const cache = new ProcessCache<number>(feed, { tables: ['users'] })
+    await cache.get('k', async () => 1)
+    feed.wrote()
+    expect(await cache.get('k', async () => 2)).toBe(2)
   })
 })
 

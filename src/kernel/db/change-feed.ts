@@ -10,8 +10,8 @@ export type ChangeListener = (table: string | null) => void
 /**
  * Tells this process that rows of watched tables changed, whichever process (or SQL session)
  * changed them: what lets each process cache lookups and drop them on change. Caches serve
- * only while the feed is `live`: a feed that is down (or SQLite, which has none) makes every
- * lookup read the database.
+ * only while the feed is `live`: a feed that is down (or none: CLI commands, workers) makes
+ * every lookup read the database.
  */
 export interface ChangeFeed {
   /** Whether changes reach this process now. */
@@ -25,16 +25,14 @@ export interface ChangeFeed {
   subscribe(listener: ChangeListener): void
   /** This process wrote: drop what it cached now, before its own notification comes back. */
   wrote(): void
+  /** Starts telling (serving processes only). */
+  start(): void
+  /**
+   * Catches up with the changes it learns only by asking (SQLite): called as each request
+   * starts, before anything is read from a cache.
+   */
+  sync(): void
   close(): Promise<void>
-}
-
-/** No feed (SQLite: its reads are in-process, a cache would save nothing): never live. */
-export class NoChangeFeed implements ChangeFeed {
-  readonly live = false
-  readonly relations: ReadonlyMap<string, boolean> = new Map()
-  subscribe(): void {}
-  wrote(): void {}
-  async close(): Promise<void> {}
 }
 
 /** The relations of the current schema, each with whether `watchTable` put its trigger on it. */
@@ -101,6 +99,9 @@ export class PostgresChangeFeed implements ChangeFeed {
   wrote(): void {
     this.announce(null)
   }
+
+  /** Notifications come by themselves. */
+  sync(): void {}
 
   /** Starts listening in the background: booting does not wait for it (caches read through meanwhile). */
   start(): void {

@@ -7,8 +7,8 @@ const isPostgres = (knex: Knex): boolean => (knex.client as { dialect?: string }
 /**
  * In a migration: every statement that changes `table` notifies the change feed, once, at
  * commit, whichever process or session ran it (cascades included), so the caches reading
- * from it drop what they keep (`ctx.cache`). PostgreSQL only: SQLite has no feed, its caches
- * read through.
+ * from it drop what they keep (`ctx.cache`). PostgreSQL only: on SQLite every commit is seen
+ * (sqlite-change-feed.ts) and drops everything, so nothing needs watching.
  */
 export async function watchTable(knex: Knex, table: string): Promise<void> {
   if (!isPostgres(knex)) return

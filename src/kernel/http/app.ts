@@ -152,6 +152,8 @@ export interface HttpAppOptions {
   authenticate(req: IncomingMessage): Promise<Principal>
   /** Keeps the answers of cacheable routes (RouteOptions.cacheable) until what they read changes. */
   answers?: AnswerCache
+  /** Called as each request starts: the caches learn the changes their feed learns only by asking (SQLite). */
+  catchUp?(): void
   /** True once shutdown has begun: answers then close their connection instead of keeping it alive. */
   isClosing?(): boolean
   /** A fresh Digest challenge, for the 401 of a refused token (see RouteOptions.tokenPurpose). */
@@ -354,6 +356,7 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
   return (req, res) => {
     const started = performance.now()
     const state: RequestState = { id: requestIdOf(req) }
+    options.catchUp?.()
     res.setHeader('X-Api-Version', API_VERSION)
     res.setHeader('X-Request-Id', state.id)
     if (options.isClosing?.()) res.shouldKeepAlive = false

@@ -119,6 +119,25 @@ describe('stream counts and deep pages from resource buckets', () => {
           expect(page, `page at ${offset} of stream ${streamId}, withHidden ${withHidden}`).toEqual(
             await plain(streamId, withHidden, offset),
           )
+          // The page with its count in one statement (the lists' read) answers both the same.
+          const counted = await resourceQueries.counted(reader, streamId, filter, offset, 50)
+          expect({ total: counted.total, ids: counted.items.map((r) => r.id) }).toEqual({ total: count, ids: page })
+        }
+      }
+      // Scopes (granted ids): a few, and more than one statement binds twice (ids that exist nowhere fill it).
+      const ids = ((await knex()('resources').where({ stream_id: streamId }).select('id')) as { id: number }[]).map(
+        (row) => Number(row.id),
+      )
+      const padding = Array.from({ length: 4001 }, (_, i) => -1 - i)
+      const scopes = [new Set(ids.filter((_, i) => i % 3 === 0)), new Set([...ids, ...padding])]
+      for (const scope of scopes) {
+        for (const offset of [0, 7]) {
+          const filter: ResourceFilter = { scope, withHidden: true }
+          const counted = await resourceQueries.counted(reader, streamId, filter, offset, 50)
+          expect(counted).toEqual({
+            total: await resourceQueries.count(reader, streamId, filter),
+            items: await resourceQueries.page(reader, streamId, filter, offset, 50),
+          })
         }
       }
     }

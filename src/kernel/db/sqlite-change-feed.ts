@@ -1,0 +1,69 @@
+import Database from 'better-sqlite3'
+import type { ChangeFeed, ChangeListener } from './change-feed.js'
+
+/** The tables and views of the database: every table is watched (any commit moves the version), views are not. */
+const RELATIONS_SQL = "select name, type from sqlite_master where type in ('table', 'view')"
+
+/**
+ * SQLite: `PRAGMA data_version` on a connection of its own moves whenever another connection
+ * commits to the file: this process's ORM connection, a CLI command, a worker, another serving
+ * process. Asked as each request starts (`sync`, a microsecond), it tells the caches to drop
+ * everything when anything was committed since the last request: exact, with no trigger and
+ * no listener, at the price of dropping all on any write (SQLite installations write little).
+ * The file must exist and be migrated: serving processes start it after their checks.
+ */
+export class SqliteChangeFeed implements ChangeFeed {
+  private db: Database.Database | undefined
+  private version: Database.Statement | undefined
+  private last: unknown
+  private readonly listeners: ChangeListener[] = []
+  relations: ReadonlyMap<string, boolean> = new Map()
+
+  constructor(private readonly file: string) {}
+
+  get live(): boolean {
+    return this.db !== undefined
+  }
+
+  subscribe(listener: ChangeListener): void {
+    this.listeners.push(listener)
+  }
+
+  wrote(): void {
+    this.announce(null)
+  }
+
+  start(): void {
+    const db = new Database(this.file, { readonly: true, fileMustExist: true })
+    db.pragma('busy_timeout = 5000')
+    const rows = db.prepare(RELATIONS_SQL).all() as { name: string; type: string }[]
+    this.relations = new Map(rows.map((row) => [row.name, row.type === 'table']))
+    this.version = db.prepare('pragma data_version').pluck()
+    this.last = this.version.get()
+    this.db = db
+    this.announce(null)
+  }
+
+  sync(): void {
+    let version: unknown
+    try {
+      version = this.version?.get()
+    } catch {
+      // Unreadable now (a busy or damaged file): whatever changed is unknown; the requests will say why.
+      version = Symbol('unknown')
+    }
+    if (version === this.last) return
+    this.last = version
+    this.announce(null)
+  }
+
+  async close(): Promise<void> {
+    this.db?.close()
+    this.db = undefined
+    this.version = undefined
+  }
+
+  private announce(table: string | null): void {
+    for (const listener of this.listeners) listener(table)
+  }
+}
