@@ -3,7 +3,7 @@ import { CHANNEL_OFFERS } from '../channels/index.js'
 import { FILE_VIEWS } from '../files/index.js'
 import { SHOWN_RENDITIONS } from '../encoding/index.js'
 import { METADATA_DEFINITIONS } from '../metadata/index.js'
-import { STREAM_KIND } from '../streams/index.js'
+import { STREAM_KIND, STREAM_PATHS } from '../streams/index.js'
 import { FILE_SUBTITLES } from '../subtitles/index.js'
 import init from './migrations/20261209-resources-init.js'
 import buckets from './migrations/20270128-resources-buckets.js'
@@ -82,8 +82,9 @@ export default definePlugin({
     const views = new ViewCounter({ em: () => ctx.em(), log: ctx.log, flushMs: ctx.config.views_flush_ms })
     ctx.expose(RESOURCE_VIEWS, views)
     ctx.onStop(() => views.stop())
+    const streams = ctx.use(STREAM_PATHS)
     ctx.routes((r) => {
-      resourceRoutes(r, ctx.config, ctx.emit, details)
+      resourceRoutes(r, ctx.config, ctx.emit, details, streams)
       resourceMediaRoutes(r, ctx.config, ctx.port('storage'), offers)
     })
     const deleteWhere = async (em: Parameters<typeof deleteResourcesIn>[1], where: object) => {

@@ -2,7 +2,7 @@ import { type Emit, type HttpContext, reply, type Router } from '../../src/kerne
 import { fileQueries, wantsToken } from '../files/index.js'
 import { objectAccessesHandler, objectAccessesPermission } from '../identity/index.js'
 import { metadataQueries } from '../metadata/index.js'
-import { streamFromPath, streamRef } from '../streams/index.js'
+import { type StreamPaths, streamRef } from '../streams/index.js'
 import type { ResourceDescriber } from './resource.details.js'
 import { readResourceFields } from './resource.fields.js'
 import { RESOURCE_KIND, resourceFromPath } from './resource.lookup.js'
@@ -18,7 +18,13 @@ import { resourceInfoXml, resourceListXml } from './resource.xml.js'
 import type { ResourcesConfig } from './resources.config.js'
 
 /** Resources of a stream: list, publish; one resource: info, partial update, delete. */
-export function resourceRoutes(r: Router, config: ResourcesConfig, emit: Emit, describer: ResourceDescriber): void {
+export function resourceRoutes(
+  r: Router,
+  config: ResourcesConfig,
+  emit: Emit,
+  describer: ResourceDescriber,
+  streams: StreamPaths,
+): void {
   const describe = (c: HttpContext, items: readonly ResourceView[]) =>
     describer.describe(c, items, { withToken: wantsToken(c), tokenTtl: config.token_ttl })
 
@@ -32,7 +38,7 @@ export function resourceRoutes(r: Router, config: ResourcesConfig, emit: Emit, d
   r.get(
     '/stream/:stream/resources',
     async (c) => {
-      const stream = await streamFromPath(c, 'stream.view')
+      const stream = await streams.fromPath(c, 'stream.view')
       const ref = streamRef(stream)
       const reader = c.reader
       const withHidden = await c.authz.can(c.principal, 'resource.view_protected', ref)
@@ -58,7 +64,7 @@ export function resourceRoutes(r: Router, config: ResourcesConfig, emit: Emit, d
   r.post(
     '/stream/:stream/resources',
     async (c) => {
-      const stream = await streamFromPath(c, 'resource.create', { within: true })
+      const stream = await streams.fromPath(c, 'resource.create', { within: true })
       const form = await c.form()
       const fields = c.fields(form, 'create')
       const input = readResourceFields(fields, form)

@@ -5,12 +5,14 @@ import watch from './migrations/20270127-streams-watch.js'
 import { StreamEntity } from './stream.entity.js'
 import './stream.events.js'
 import { STREAM_KIND } from './stream.lookup.js'
-import { streamQueries } from './stream.queries.js'
+import { type StreamView, streamQueries } from './stream.queries.js'
+import { STREAM_PATHS, streamPaths } from './stream-paths.service.js'
 import { streamRoutes } from './stream.routes.js'
 import { deleteStreamsIn } from './stream.service.js'
 
 export { type Stream, StreamEntity, VISIBILITIES, type Visibility } from './stream.entity.js'
-export { STREAM_KIND, requireOnStream, seesStream, streamFromPath, streamRef } from './stream.lookup.js'
+export { STREAM_KIND, requireOnStream, seesStream, streamRef } from './stream.lookup.js'
+export { STREAM_PATHS, type StreamPathOptions, type StreamPaths } from './stream-paths.service.js'
 export { type StreamFilter, type StreamView, streamQueries } from './stream.queries.js'
 
 /**
@@ -43,7 +45,9 @@ export default definePlugin({
       slugOf: async (reader, id) => (await streamQueries.byId(reader, id))?.slug ?? null,
       hidden: (reader, id) => hidden.get(String(id), () => streamQueries.isHidden(reader, id)),
     })
-    ctx.routes((r) => streamRoutes(r, ctx.emit))
+    const paths = streamPaths(ctx.cache<StreamView | null>({ tables: ['streams', 'medias'] }))
+    ctx.expose(STREAM_PATHS, paths)
+    ctx.routes((r) => streamRoutes(r, ctx.emit, paths))
     ctx.on('media.deleting', async ({ em, ids }) => {
       const streams = await em.find(StreamEntity, { media: { $in: ids }, parent: null }, { fields: ['id'] })
       await deleteStreamsIn(

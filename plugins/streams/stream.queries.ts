@@ -38,7 +38,7 @@ export interface StreamFilter {
   withHidden: boolean
   /**
    * Without `withHidden`: streams on which `stream.view_protected` was granted directly.
-   * Hidden and draft streams at or below them are shown, as `streamFromPath` lets their
+   * Hidden and draft streams at or below them are shown, as `StreamPaths.fromPath` lets their
    * info be read (the flag applies to the stream and everything below it).
    */
   protectedScope?: ReadonlySet<number>

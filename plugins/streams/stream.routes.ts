@@ -2,7 +2,8 @@ import { type Emit, forbidden, type HttpContext, invalid, reply, type Router } f
 import { objectAccessesHandler, objectAccessesPermission } from '../identity/index.js'
 import { type MediaView, mediaFromPath, mediaRef } from '../media/index.js'
 import { readStreamFields } from './stream.fields.js'
-import { STREAM_KIND, requireOnStream, seesStream, streamFromPath } from './stream.lookup.js'
+import { STREAM_KIND, requireOnStream, seesStream } from './stream.lookup.js'
+import type { StreamPaths } from './stream-paths.service.js'
 import { type StreamFilter, type StreamView, streamQueries } from './stream.queries.js'
 import { createStream, deleteStream, updateStream } from './stream.service.js'
 import { streamInfoXml, streamListXml } from './stream.xml.js'
@@ -32,7 +33,7 @@ async function parentFor(c: HttpContext, media: MediaView, slug: string, moving?
 }
 
 /** Streams of a media: list, create; one stream: info, partial update (201, as the spec shows), delete. */
-export function streamRoutes(r: Router, emit: Emit): void {
+export function streamRoutes(r: Router, emit: Emit, paths: StreamPaths): void {
   r.get(
     '/media/:media/streams',
     async (c) => {
@@ -79,7 +80,7 @@ export function streamRoutes(r: Router, emit: Emit): void {
     { permission: 'media.view, then stream.create on the media (or on the parent_stream, which the caller must see)' },
   )
 
-  r.get('/stream/:stream', async (c) => info(c, (await streamFromPath(c, 'stream.view')).id, 200), {
+  r.get('/stream/:stream', async (c) => info(c, (await paths.fromPath(c, 'stream.view')).id, 200), {
     permission:
       'stream.view on the stream (and stream.view_protected when it, or a stream above it, is hidden or draft)',
   })
@@ -87,7 +88,7 @@ export function streamRoutes(r: Router, emit: Emit): void {
   r.put(
     '/stream/:stream',
     async (c) => {
-      const stream = await streamFromPath(c, 'stream.edit')
+      const stream = await paths.fromPath(c, 'stream.edit')
       const changes = readStreamFields(c.fields(await c.form(), 'update'))
       const media = { id: stream.mediaId } as MediaView
       const parent = changes.parentStream ? await parentFor(c, media, changes.parentStream, stream) : null
@@ -112,7 +113,7 @@ export function streamRoutes(r: Router, emit: Emit): void {
   r.delete(
     '/stream/:stream',
     async (c) => {
-      const stream = await streamFromPath(c, 'stream.delete')
+      const stream = await paths.fromPath(c, 'stream.delete')
       await deleteStream(emit, c.em, stream)
       return reply.noContent()
     },
@@ -124,7 +125,7 @@ export function streamRoutes(r: Router, emit: Emit): void {
     '/stream/:stream/accesses',
     async (c) => {
       // Seen as for info first: a hidden or draft stream stays a 404 without stream.view_protected.
-      await streamFromPath(c, 'stream.view')
+      await paths.fromPath(c, 'stream.view')
       return accesses(c)
     },
     { permission: `${objectAccessesPermission(STREAM_KIND)}; seen as for info (hidden and draft streams)` },

@@ -8,10 +8,10 @@ import { publishingDataOn } from './publishing-data.helpers.js'
 
 /**
  * A first answer (none kept: B runs with `http.answer_cache_mb: 0`) of the most read routes is
- * one statement once the lookups other plugins own are kept per process (files,
- * widgets, renditions, subtitles, definitions, platform counts), a stream's page two (the
- * stream, then its page with its count). Each of those lookups shows a change made through
- * the other process, or by any SQL session, within a second. Both databases.
+ * one statement once the lookups other plugins own are kept per process (streams by slug, files,
+ * widgets, renditions, subtitles, definitions, platform counts): a stream's page reads its count
+ * with its rows. Each of those lookups shows a change made through the other process, or by any
+ * SQL session, within a second. Both databases.
  */
 describe('first answers: one statement each, lookups kept until they change', () => {
   let a: TestApp
@@ -44,7 +44,7 @@ describe('first answers: one statement each, lookups kept until they change', ()
     await a?.close()
   })
 
-  it('resource info, file info, user info and platform info: one statement; a deep page two', async () => {
+  it('resource info, a deep page, file info, user info and platform info: one statement each', async () => {
     const counts = {
       resource: await statementsOf(`/resource/${data.resource}`),
       page: await statementsOf(`/stream/${data.stream}/resources`, { Range: 'entities=40-49' }),
@@ -52,7 +52,7 @@ describe('first answers: one statement each, lookups kept until they change', ()
       user: await statementsOf('/user/admin'),
       platform: await statementsOf('/platform/default'),
     }
-    expect(counts).toEqual({ resource: 1, page: 2, file: 1, user: 1, platform: 1 })
+    expect(counts).toEqual({ resource: 1, page: 1, file: 1, user: 1, platform: 1 })
   })
 
   it('a page past the end, or a malformed Range, answers as before from the same statement', async () => {
@@ -64,6 +64,18 @@ describe('first answers: one statement each, lookups kept until they change', ()
     expect(malformed.headers['content-range']).toBe('entities */60')
     const last = await adminB.get(`/stream/${data.stream}/resources`, { headers: { Range: 'entities=55-' } })
     expect(last.headers['content-range']).toBe('entities 55-59/60')
+  })
+
+  it('a stream made in the other process is found within a second, though its slug answered 404 before', async () => {
+    const path = '/stream/evening-talks/resources'
+    for (let i = 0; i < 2; i++) expect((await adminB.get(path)).status).toBe(404)
+    const made = await a.client.post(`/media/${data.media}/streams`, {
+      form: { title: 'Evening talks', visibility: 'visible' },
+    })
+    expect(made.status, made.body).toBe(201)
+    expect(text(parseXml(made.body).stream.slug)).toBe('evening-talks')
+    await waitFor(async () => (await adminB.get(path)).status === 200, { ...within, message: 'B finds the stream' })
+    expect((await adminB.get(path)).headers['content-range']).toBe('entities */0')
   })
 
   it('a widget made in the other process shows in resource info within a second', async () => {
