@@ -16,7 +16,7 @@ async function listing(c: HttpContext, emit: Emit, directory: DirectoryView | nu
     fileQueries.directoriesIn(reader, c.principal.id, directory?.id ?? null),
     fileQueries.filesIn(reader, c.principal.id, directory?.id ?? null),
   ])
-  const media = await describeFiles(emit, reader, files, wantsToken(c))
+  const media = await describeFiles(emit, files, wantsToken(c))
   return reply.xml(200, directoryListingXml(c.links, directory, subdirectories, files, media))
 }
 

@@ -16,7 +16,7 @@ export const FILE_INFO = serviceKey<FileInfo>('files.info')
  */
 export function fileInfoOf(emit: Emit, definitions: MetadataDefinitions): FileInfo {
   return async (c, file, status = 'word') => {
-    const media = await describeFiles(emit, c.reader, [file], wantsToken(c))
+    const media = await describeFiles(emit, [file], wantsToken(c))
     return fileInfoXml(c.links, file, await definitions.ofPlatform(file.platformId), status, media.get(file.id))
   }
 }

@@ -1,4 +1,4 @@
-import type { Emit, HttpContext, Reader } from '../../src/kernel/index.js'
+import type { Emit, HttpContext } from '../../src/kernel/index.js'
 import './files.events.js'
 import type { FileMedia, FileView } from './files.types.js'
 
@@ -8,12 +8,11 @@ import type { FileMedia, FileView } from './files.types.js'
  */
 export async function describeFiles(
   emit: Emit,
-  reader: Reader,
   files: readonly FileView[],
   withToken: boolean,
 ): Promise<Map<number, FileMedia>> {
   const media = new Map<number, FileMedia>(files.map((file) => [file.id, { thumbnail: '', subtitles: [] }]))
-  if (files.length) await emit('file.describe', { reader, files, media, withToken })
+  if (files.length) await emit('file.describe', { files, media, withToken })
   return media
 }
 

@@ -1,4 +1,4 @@
-import type { EntityManager, Reader } from '../../src/kernel/index.js'
+import type { EntityManager } from '../../src/kernel/index.js'
 import type { FileMedia, FileView } from './files.types.js'
 
 /** What `file.uploaded` tells of the new file: enough to announce it without reading it again. */
@@ -47,7 +47,6 @@ declare module '../../src/kernel/events.js' {
      * `<img>` tags that cannot send Digest credentials).
      */
     'file.describe': {
-      reader: Reader
       files: readonly FileView[]
       media: ReadonlyMap<number, FileMedia>
       withToken: boolean

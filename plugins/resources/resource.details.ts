@@ -140,7 +140,7 @@ async function describeResources(
   const definitionsOf = perKey((platformId: number) => definitionsOfPlatform.ofPlatform(platformId))
   const offerOf = perKey((mediaId: number): Promise<ChannelOffer> => offers.of(reader, mediaId))
   const extras = new Map<number, ResourceExtras>(resources.map((r) => [r.id, { widgets: [] }]))
-  if (resources.length) await emit('resource.describe', { reader, resources, extras })
+  if (resources.length) await emit('resource.describe', { resources, extras })
 
   const details = new Map<number, ResourceDetails>()
   for (const resource of resources) {

@@ -1,4 +1,4 @@
-import type { EntityManager, Reader } from '../../src/kernel/index.js'
+import type { EntityManager } from '../../src/kernel/index.js'
 import type { ResourceView } from './resource.queries.js'
 
 /** What other plugins show of a resource in its answers (`resource.describe`). */
@@ -36,10 +36,9 @@ declare module '../../src/kernel/events.js' {
     'resource.updated': { em: EntityManager; resource: ResourceAnnounced; changed: string[] }
     /**
      * Resources are being rendered (info, lists): fill in the entries of `extras` (one per
-     * resource, by id, preset empty) from committed data, in one query for them all.
+     * resource, by id, preset empty) from committed data, read for them all at once (or kept).
      */
     'resource.describe': {
-      reader: Reader
       resources: readonly ResourceView[]
       extras: ReadonlyMap<number, ResourceExtras>
     }

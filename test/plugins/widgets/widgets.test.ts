@@ -421,7 +421,7 @@ describe('widgets API', () => {
       (await resourceQueries.bySlug(reader, await makeResource(app.client, stream, 'Bare')))!,
     ]
     const extras = new Map<number, ResourceExtras>(views.map((view) => [view.id, { widgets: [] }]))
-    await app.kernel.services.events.emit('resource.describe', { reader, resources: views, extras })
+    await app.kernel.services.events.emit('resource.describe', { resources: views, extras })
     for (const view of views) {
       const listed = entries(xmlOf(await app.client.get(widgetsPath(view.slug)), 200))
       const described = extras.get(view.id)!.widgets
@@ -441,7 +441,7 @@ describe('widgets API', () => {
       extras.get(views[0]!.id)!.widgets.map((w) => [w.name, w.code]),
     )
     // Nothing to describe: no query, nothing filled.
-    await app.kernel.services.events.emit('resource.describe', { reader, resources: [], extras: new Map() })
+    await app.kernel.services.events.emit('resource.describe', { resources: [], extras: new Map() })
   })
 
   it('deleting a resource deletes its widgets, and only its own', async () => {
