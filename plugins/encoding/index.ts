@@ -99,7 +99,7 @@ export default definePlugin({
       studioRoutes(r, derived, ctx.use(FILE_INFO), (tx, payload, file) =>
         ctx.enqueue(INSERT_LOGO_JOB, payload, { key: `insertlogo:${file.id}`, subject: file.slug, em: tx }),
       )
-      mediaRoutes(r, storage)
+      mediaRoutes(r, storage, shown)
     })
   },
 })

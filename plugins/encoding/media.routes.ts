@@ -4,6 +4,7 @@ import { CACHE, servePlaylist, serveStored } from './media-delivery.js'
 import { MEDIA_TOKEN_PURPOSE, requireGrantFor } from './media-token.js'
 import { typeOf } from './media-transfer.js'
 import { renditionQueries } from './rendition.queries.js'
+import type { ShownRenditions } from './shown-renditions.service.js'
 
 export const MEDIA_PERMISSION =
   'the owner (Digest), or anyone holding a media token of the file (`?token=`, from an answer asked `with-token`); anyone else gets 404'
@@ -57,7 +58,7 @@ export interface MediaMount {
  * from storage with byte ranges, under `mount.prefix` (the file's own addresses, and the
  * resources publishing it).
  */
-export function mountMediaRoutes(r: Router, storage: StoragePort, mount: MediaMount): void {
+export function mountMediaRoutes(r: Router, storage: StoragePort, shown: ShownRenditions, mount: MediaMount): void {
   const options = (produces: string) => ({
     permission: mount.permission,
     produces,
@@ -70,7 +71,7 @@ export function mountMediaRoutes(r: Router, storage: StoragePort, mount: MediaMo
     `${prefix}/thumbnail/thumb.jpg`,
     async (c) => {
       const file = await resolve(c)
-      const thumbnail = (await renditionQueries.thumbnails(c.reader, [file.id])).get(file.id)
+      const thumbnail = (await shown.thumbnails([file.id])).get(file.id)
       if (!thumbnail) throw notFound('This file has no thumbnail (yet).')
       return serveStored(storage, c, thumbnail.storageKey, thumbnail.mimeType, CACHE.pictures)
     },
@@ -147,8 +148,8 @@ export function mountMediaRoutes(r: Router, storage: StoragePort, mount: MediaMo
 }
 
 /** The media of the caller's own files (Digest), or of the file a media token opens. */
-export function mediaRoutes(r: Router, storage: StoragePort): void {
-  mountMediaRoutes(r, storage, {
+export function mediaRoutes(r: Router, storage: StoragePort, shown: ShownRenditions): void {
+  mountMediaRoutes(r, storage, shown, {
     prefix: '/file/:file',
     resolve: mediaFile,
     permission: MEDIA_PERMISSION,

@@ -80,23 +80,4 @@ export const renditionQueries = {
     const rows = await reader.all(`select ${COLUMNS} from renditions where file_id = ? and kind = 'snapshot'`, [fileId])
     return rows.map(renditionView).sort(snapshotOrder)
   },
-  /**
-   * What shows as the thumbnail of each file, by file id: the selected snapshot, else the
-   * `thumbnail` rendition (images). One query for a whole listing.
-   */
-  async thumbnails(reader: Reader, fileIds: readonly number[]): Promise<Map<number, RenditionView>> {
-    const found = new Map<number, RenditionView>()
-    if (!fileIds.length) return found
-    // `and selected`, not `= ?`: SQLite stores booleans as 0/1 and cannot bind true; both read it as a condition.
-    const rows = await reader.all(
-      `select ${COLUMNS} from renditions where file_id in (${fileIds.map(() => '?').join(',')})
-       and (kind = 'thumbnail' or (kind = 'snapshot' and selected))`,
-      fileIds,
-    )
-    for (const rendition of rows.map(renditionView)) {
-      const current = found.get(rendition.fileId)
-      if (!current || rendition.kind === 'snapshot') found.set(rendition.fileId, rendition)
-    }
-    return found
-  },
 }

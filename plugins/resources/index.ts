@@ -68,11 +68,12 @@ export default definePlugin({
       },
     })
     const offers = ctx.use(CHANNEL_OFFERS)
+    const renditions = ctx.use(SHOWN_RENDITIONS)
     const details = new ResourceDescriber({
       files: ctx.use(FILE_VIEWS),
       offers,
       definitions: ctx.use(METADATA_DEFINITIONS),
-      renditions: ctx.use(SHOWN_RENDITIONS),
+      renditions,
       subtitles: ctx.use(FILE_SUBTITLES),
       emit: ctx.emit,
       tokens: ctx.tokens,
@@ -85,7 +86,7 @@ export default definePlugin({
     const streams = ctx.use(STREAM_PATHS)
     ctx.routes((r) => {
       resourceRoutes(r, ctx.config, ctx.emit, details, streams)
-      resourceMediaRoutes(r, ctx.config, ctx.port('storage'), offers)
+      resourceMediaRoutes(r, ctx.config, ctx.port('storage'), offers, renditions)
     })
     const deleteWhere = async (em: Parameters<typeof deleteResourcesIn>[1], where: object) => {
       const rows = await em.find(ResourceEntity, where, { fields: ['id'] })

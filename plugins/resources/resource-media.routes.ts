@@ -1,6 +1,6 @@
 import { type HttpContext, HttpError, type Router, type StoragePort, notFound } from '../../src/kernel/index.js'
 import { type ChannelOffers, channelQueries } from '../channels/index.js'
-import { CACHE, mountMediaRoutes, renditionQueries, serveStored } from '../encoding/index.js'
+import { CACHE, type ShownRenditions, mountMediaRoutes, renditionQueries, serveStored } from '../encoding/index.js'
 import { type FileView, fileQueries } from '../files/index.js'
 import { subtitleQueries } from '../subtitles/index.js'
 import { isPublic, resourceFromPath } from './resource.lookup.js'
@@ -91,9 +91,10 @@ export function resourceMediaRoutes(
   config: ResourcesConfig,
   storage: StoragePort,
   offers: ChannelOffers,
+  shown: ShownRenditions,
 ): void {
   const publishedFile = async (c: HttpContext): Promise<FileView> => (await publication(c, config)).file
-  mountMediaRoutes(r, storage, {
+  mountMediaRoutes(r, storage, shown, {
     prefix: '/resource/:resource',
     resolve: publishedFile,
     permission: PUBLIC_MEDIA_PERMISSION,

@@ -1,5 +1,5 @@
 import type { HttpContext } from '../../src/kernel/index.js'
-import { type RenditionView, renditionQueries } from '../encoding/index.js'
+import { type RenditionView, type ShownRenditions, renditionQueries } from '../encoding/index.js'
 import type { ResourceDescriber } from '../resources/index.js'
 import type { ChannelOffers } from '../channels/index.js'
 import type { FlavorChoice } from '../channels/index.js'
@@ -84,6 +84,8 @@ function contentOf(choice: FlavorChoice, url: string, duration: number | null, d
 export interface FeedSources {
   describer: ResourceDescriber
   offers: ChannelOffers
+  /** What shows of each file's renditions: its thumbnail. */
+  shown: ShownRenditions
 }
 
 export async function feedItems(
@@ -102,7 +104,7 @@ export async function feedItems(
       { withToken: true, tokenTtl: FEED_TOKEN_TTL },
     ),
     renditionQueries.ofFiles(reader, fileIds),
-    renditionQueries.thumbnails(reader, fileIds),
+    sources.shown.thumbnails(fileIds),
     sources.offers.of(reader, mediaId),
   ])
   return entries.map(({ resource, fileType, date }) => {

@@ -1,5 +1,6 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import { CHANNEL_OFFERS } from '../channels/index.js'
+import { SHOWN_RENDITIONS } from '../encoding/index.js'
 import { RESOURCE_DETAILS } from '../resources/index.js'
 import { feedRoutes } from './feed.routes.js'
 
@@ -12,7 +13,11 @@ export default definePlugin({
   name: 'syndication',
   dependsOn: ['media', 'encoding', 'channels', 'resources'],
   register(ctx) {
-    const sources = { describer: ctx.use(RESOURCE_DETAILS), offers: ctx.use(CHANNEL_OFFERS) }
+    const sources = {
+      describer: ctx.use(RESOURCE_DETAILS),
+      offers: ctx.use(CHANNEL_OFFERS),
+      shown: ctx.use(SHOWN_RENDITIONS),
+    }
     ctx.routes((r) => feedRoutes(r, sources))
   },
 })
