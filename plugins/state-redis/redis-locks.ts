@@ -17,6 +17,7 @@ const RETRY_MS = 200
  * waiter takes the lock at once instead of at its next retry.
  */
 export class RedisLocks implements LocksPort {
+  readonly scope = 'installation'
   /** `onReleaseRequested` of the locks held by this process, by full key. */
   private readonly held = new Map<string, () => void>()
   /** Waiters of this process to wake when a lock is released, by full key. */

@@ -8,6 +8,7 @@ import {
   createLogger,
   databaseTarget,
   listenMetrics,
+  statePerProcess,
 } from '../kernel/index.js'
 import { bootKernel } from './boot.js'
 import { type InitResult, initInstance } from './init.js'
@@ -21,6 +22,20 @@ interface ServingMessage {
   type: 'mediactl:serving'
   url: string
   publicUrl: string
+}
+
+/**
+ * Several HTTP processes on adapters that keep Digest nonce counts and upload locks in each
+ * process's memory: a request replayed against another process would be accepted. Refused
+ * before any process starts (fail closed).
+ */
+export class StatePerProcessError extends Error {
+  override name = 'StatePerProcessError'
+  constructor(processes: number) {
+    super(
+      `state: memory keeps Digest nonce counts and upload locks in each process, so with ${processes} HTTP processes a replayed request would be accepted by another one: remove "state: memory" (MEDIACTL_STATE) to keep them in the database, set state: redis, or serve with one process (http.processes: 1, serve --processes 1)`,
+    )
+  }
 }
 
 /** `http.processes`, or for 0 one process on SQLite (one writer at a time) and one per CPU core on PostgreSQL. */
@@ -78,12 +93,8 @@ export async function serveCluster(options: ClusterOptions): Promise<ClusterServ
   const log: Logger = options.logger ?? createLogger(config.log_level)
   try {
     await migrateAtStart(kernel, options, log)
-    if (!kernel.services.ports.has('nonceCounter')) {
-      log.warn(
-        { processes: options.processes },
-        'each HTTP process counts Digest nonce uses in its own memory: a captured request could be replayed once on each other process within auth.nonce_ttl; enable state-redis to share the counts',
-      )
-    }
+    const perProcess = statePerProcess(kernel.services.ports)
+    if (perProcess.length) throw new StatePerProcessError(options.processes)
   } finally {
     await kernel.close()
   }

@@ -70,7 +70,7 @@ export {
 } from './plugin.js'
 export type { KernelPorts, PortName } from './ports.js'
 export type { CredentialsPort, DigestCredentials, Principal } from './ports/credentials.port.js'
-export { NONCE_COUNT_WINDOW, type NonceCounterPort } from './ports/nonce-counter.port.js'
+export { NONCE_COUNT_WINDOW, type NonceCounterPort, type StateScope } from './ports/nonce-counter.port.js'
 export { RESUMABLE_UPLOAD_ID, type ResumableUploadsPort } from './ports/resumable-uploads.port.js'
 export { checkResumableUploadId, finishedUpload, resumableUploadError } from './ports/resumable-uploads.checks.js'
 export {
@@ -97,6 +97,7 @@ export { ByteCounter } from './ports/storage.limit.js'
 export { serviceKey, type ServiceKey } from './plugin-services.js'
 export { PollLoop } from './jobs/poll-loop.js'
 export type { AcquireOptions, LockLease, LocksPort } from './ports/locks.port.js'
+export { statePerProcess } from './state/shared-state.js'
 export {
   JOB_STATES,
   LIVE_STATES,

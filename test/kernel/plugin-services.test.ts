@@ -99,7 +99,7 @@ describe('ports at registration', () => {
       name: 'test-port-user',
       register(ctx) {
         const storage = ctx.port('storage')
-        const optional = ctx.hasPort('locks')
+        const optional = ctx.hasPort('encoder')
         ctx.routes((r) =>
           r.get(
             '/port-user',
@@ -124,13 +124,13 @@ describe('ports at registration', () => {
 
   it('stops the boot, saying what to enable, when a plugin asks for a port nobody provides', async () => {
     const wants = definePlugin({
-      name: 'test-wants-locks',
+      name: 'test-wants-encoder',
       register(ctx) {
-        ctx.port('locks')
+        ctx.port('encoder')
       },
     })
     await expect(startApp({ plugins: [wants as never] })).rejects.toThrow(
-      'no plugin provides the "locks" port; enable one in the "plugins" config key',
+      'no plugin provides the "encoder" port; enable one in the "plugins" config key',
     )
   })
 

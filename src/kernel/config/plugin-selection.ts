@@ -7,7 +7,7 @@ import { didYouMean } from '../../shared/closest.js'
 export const BACKENDS = {
   queue: { inline: 'queue-inline', bullmq: 'queue-bullmq' },
   storage: { fs: 'storage-fs', s3: 'storage-s3' },
-  state: { memory: null, redis: 'state-redis' },
+  state: { database: null, memory: null, redis: 'state-redis' },
 } as const satisfies Record<string, Record<string, string | null>>
 
 export type BackendRole = keyof typeof BACKENDS
