@@ -98,6 +98,7 @@ export { serviceKey, type ServiceKey } from './plugin-services.js'
 export { PollLoop } from './jobs/poll-loop.js'
 export type { AcquireOptions, LockLease, LocksPort } from './ports/locks.port.js'
 export { statePerProcess } from './state/shared-state.js'
+export { LockWaiters } from './state/lock-waiters.js'
 export {
   JOB_STATES,
   LIVE_STATES,

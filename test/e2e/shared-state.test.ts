@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
-import { Agent, type ClientRequest, request } from 'node:http'
+import { Agent } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_PG_URL, freshDatabase } from '../helpers/database.js'
-import { DigestClient, type Response, rawRequest } from '../helpers/digest-client.js'
+import { DigestClient, openRequest, rawRequest } from '../helpers/digest-client.js'
 import { waitFor } from '../helpers/wait.js'
 import { list, type XmlObject } from '../helpers/xml.js'
 import { xmlOf } from '../helpers/answers.js'
@@ -36,40 +36,14 @@ async function logged(server: Server, id: string): Promise<Record<string, unknow
   return line!
 }
 
-/** One request on `agent` (a kept-alive connection): its body sent whole, or (`'open'`) written by the caller. */
-function send(
-  agent: Agent | false,
-  url: string,
-  method: string,
-  headers: Record<string, string>,
-  body?: Buffer | 'open',
-): { req: ClientRequest; answer: Promise<Response> } {
-  const target = new URL(url)
-  let req!: ClientRequest
-  const answer = new Promise<Response>((resolve, reject) => {
-    req = request(
-      { host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers, agent },
-      (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
-        )
-        res.on('error', reject)
-      },
-    )
-    req.on('error', reject)
-  })
-  if (body !== 'open') req.end(body)
-  return { req, answer }
-}
-
 /** A kept-alive connection that reached HTTP process `n` (the primary hands connections round-robin). */
 async function connectionTo(server: Server, n: number): Promise<Agent> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 })
     const id = `pin-${randomBytes(6).toString('hex')}`
-    expect((await send(agent, `${server.url}/health`, 'GET', { 'x-request-id': id }).answer).status).toBe(200)
+    expect((await rawRequest(`${server.url}/health`, 'GET', { agent, headers: { 'x-request-id': id } })).status).toBe(
+      200,
+    )
     if ((await logged(server, id)).http_process === n) return agent
     agent.destroy()
   }
@@ -162,18 +136,15 @@ describe.each(databases)('serve --processes 2 without Redis ($name)', ({ name, s
       const [one, two] = [await connectionTo(server, 1), await connectionTo(server, 2)]
       try {
         // The first PATCH sends half its bytes and stalls, holding the upload's lock in process 1.
-        const first = send(
-          one,
-          url,
-          'PATCH',
-          tus({
+        const first = openRequest(url, 'PATCH', {
+          agent: one,
+          headers: tus({
             'Upload-Offset': '0',
             'Content-Type': 'application/offset+octet-stream',
             'Content-Length': String(size),
             'x-request-id': 'patch-stalled',
           }),
-          'open',
-        )
+        })
         let firstEnded = false
         const firstOutcome = first.answer.then(
           (res) => ((firstEnded = true), res.status),
@@ -185,17 +156,15 @@ describe.each(databases)('serve --processes 2 without Redis ($name)', ({ name, s
         })
         // The client gives up on it and sends the whole upload again through process 2: that request
         // waits for the lock and asks process 1 to let it go, which ends the stalled PATCH there.
-        const retry = await send(
-          two,
-          url,
-          'PATCH',
-          tus({
+        const retry = await rawRequest(url, 'PATCH', {
+          agent: two,
+          headers: tus({
             'Upload-Offset': '0',
             'Content-Type': 'application/offset+octet-stream',
             'x-request-id': 'patch-retry',
           }),
-          data,
-        ).answer
+          body: data,
+        })
         await waitFor(() => firstEnded, { message: 'the stalled PATCH ended by the release request' })
         expect((await logged(server, 'patch-retry')).http_process).toBe(2)
         // The retry was answered once the stalled one had saved its bytes: its offset no longer matches.

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { AcquireOptions, LockLease, LocksPort } from '../ports/locks.port.js'
 import type { StateSql } from './state-sql.js'
+import { LockWaiters } from './lock-waiters.js'
 
 /** Takes a free or expired lock in one statement: the holder it answers is the caller's token, or nothing. */
 const TAKE = `insert into kernel_locks (name, holder, expires_at, release_requested) values (?, ?, ?, 0)
@@ -37,7 +38,7 @@ export class DatabaseLocks implements LocksPort {
   private readonly prefix = randomBytes(8).toString('hex')
   private sequence = 0
   private readonly held = new Map<string, Held>()
-  private readonly waiters = new Map<string, Set<() => void>>()
+  private readonly waiters = new LockWaiters()
   private watcher: NodeJS.Timeout | undefined
 
   constructor(private readonly sql: StateSql) {}
@@ -55,27 +56,9 @@ export class DatabaseLocks implements LocksPort {
         if (local) this.ask(local)
         else await this.sql.rows(ASK, [key, token])
       }
-      await this.wait(key, options.signal)
+      await this.waiters.wait(key, POLL_MS, options.signal)
     }
     return null
-  }
-
-  /** Until a release in this process, POLL_MS, or the signal. */
-  private wait(key: string, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const wakers = this.waiters.get(key) ?? new Set()
-      this.waiters.set(key, wakers)
-      const done = (): void => {
-        clearTimeout(timer)
-        signal.removeEventListener('abort', done)
-        wakers.delete(done)
-        if (wakers.size === 0) this.waiters.delete(key)
-        resolve()
-      }
-      const timer = setTimeout(done, POLL_MS)
-      signal.addEventListener('abort', done)
-      wakers.add(done)
-    })
   }
 
   private ask(held: Held): void {
@@ -108,7 +91,7 @@ export class DatabaseLocks implements LocksPort {
         try {
           await this.sql.rows(RELEASE, [key, token])
         } finally {
-          for (const wake of [...(this.waiters.get(key) ?? [])]) wake()
+          this.waiters.wake(key)
         }
       },
     }
