@@ -7,6 +7,7 @@ export {
   pluginConfig,
   type LoadConfigOptions,
 } from './config/load.js'
+export { UserError, type UserErrorOptions } from './errors.js'
 export { warnMovedKeys } from './config/moved-keys.js'
 export { validatePlugins, type ValidatedPlugins } from './config/validate.js'
 export { BACKENDS, type BackendRole } from './config/plugin-selection.js'

@@ -17,6 +17,7 @@ import type { EnqueueOptions, JobHandler, JobRecord, JobTypeOptions } from './jo
 import type { Reconciler } from './jobs/jobs.js'
 import type { PluginMetrics } from './metrics/metrics-registry.js'
 import type { ServiceKey } from './plugin-services.js'
+import { UserError } from './errors.js'
 
 /** A seeding step: creates default rows when missing. Must be idempotent. */
 export type Seeder = (em: EntityManager) => Promise<void>
@@ -166,7 +167,7 @@ export function catalogOf(definitions: readonly PluginDefinition<never>[]): Plug
 /** Throws the error of `resolvePlugins` for an enabled name that no plugin of the catalog has. */
 export function checkEnabled(enabled: readonly string[], available: readonly string[]): void {
   const unknown = enabled.find((name) => !available.includes(name))
-  if (unknown !== undefined) throw new Error(unknownPlugin(unknown, available))
+  if (unknown !== undefined) throw new UserError(unknownPlugin(unknown, available))
 }
 
 function unknownPlugin(name: string, available: readonly string[]): string {
@@ -190,9 +191,9 @@ export function resolvePlugins(enabled: string[], available: PluginDefinition<ne
   }
   const seen = new Set<string>()
   for (const name of enabled) {
-    if (seen.has(name)) throw new Error(`plugin "${name}" is listed twice in the "plugins" config key`)
+    if (seen.has(name)) throw new UserError(`plugin "${name}" is listed twice in the "plugins" config key`)
     seen.add(name)
-    if (!byName.has(name)) throw new Error(unknownPlugin(name, [...byName.keys()]))
+    if (!byName.has(name)) throw new UserError(unknownPlugin(name, [...byName.keys()]))
   }
   const ordered: PluginDefinition<never>[] = []
   const state = new Map<string, 'visiting' | 'done'>()
@@ -205,7 +206,7 @@ export function resolvePlugins(enabled: string[], available: PluginDefinition<ne
     const plugin = byName.get(name)!
     for (const dependency of plugin.dependsOn ?? []) {
       if (!seen.has(dependency)) {
-        throw new Error(
+        throw new UserError(
           `plugin "${name}" depends on "${dependency}", which is not enabled: enable "${dependency}" (plugins.enable, or the "plugins" list) or disable "${name}" too (plugins.disable)`,
         )
       }
