@@ -31,7 +31,7 @@ export { type User, UserEntity } from './user.entity.js'
 export { ALL_PROFILE_FLAGS, DEFAULT_PROFILES, PROFILE_FLAGS } from './profile-flags.js'
 export { ALL_ROLE_FLAGS, DEFAULT_ROLES, ROLE_FLAGS } from './role-flags.js'
 export { seedPlatform } from './seeds.service.js'
-export { API_KEY_LENGTH, UserInputError, createUser, digestHa1, rotateApiKey } from './user.service.js'
+export { API_KEY_LENGTH, createUser, digestHa1, rotateApiKey } from './user.service.js'
 
 /**
  * Identity and access control: users, groups, roles, profiles, accesses; the credentials

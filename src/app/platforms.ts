@@ -1,7 +1,6 @@
 import { PlatformEntity, createPlatform, type Platform } from '../../plugins/platforms/index.js'
 import type { TimestampDialect } from '../kernel/index.js'
-import { createLogger } from '../kernel/log.js'
-import { type BootRequest, bootMigratedKernel } from './boot.js'
+import { type BootRequest, withKernel } from './boot.js'
 
 export interface PlatformSummary {
   slug: string
@@ -34,11 +33,10 @@ export interface PlatformChanges {
 }
 
 /** Changes a platform from the command line; null when there is no platform of that slug. */
-export async function updatePlatformCommand(
+export function updatePlatformCommand(
   options: BootRequest & { slug: string; changes: PlatformChanges },
 ): Promise<PlatformSummary | null> {
-  const kernel = await bootMigratedKernel({ logger: createLogger('warn', 2), ...options })
-  try {
+  return withKernel(options, async (kernel) => {
     const em = kernel.em()
     const platform = await em.findOne(PlatformEntity, { slug: options.slug })
     if (!platform) return null
@@ -49,20 +47,15 @@ export async function updatePlatformCommand(
     if (timestamps !== undefined) platform.timestamps = timestamps
     await em.flush()
     return summary(platform, kernel.services.links.url('platform', platform.slug))
-  } finally {
-    await kernel.close()
-  }
+  })
 }
 
 /** Creates a platform (with its default profiles) from the command line. */
-export async function createPlatformCommand(
+export function createPlatformCommand(
   options: BootRequest & { name: string; maxUsers: number; maxSpace: number; timestamps?: TimestampDialect | null },
 ): Promise<PlatformSummary> {
-  const kernel = await bootMigratedKernel({ logger: createLogger('warn', 2), ...options })
-  try {
+  return withKernel(options, async (kernel) => {
     const platform = await createPlatform(kernel.emit, kernel.em(), options)
     return summary(platform, kernel.services.links.url('platform', platform.slug))
-  } finally {
-    await kernel.close()
-  }
+  })
 }

@@ -8,8 +8,9 @@ import {
   createLogger,
   databaseTarget,
   listenMetrics,
+  UserError,
 } from '../kernel/index.js'
-import { bootKernel } from './boot.js'
+import { readConfig, requireSecret, withKernel } from './boot.js'
 import { type InitResult, initInstance } from './init.js'
 import { type ServeOptions, migrateAtStart } from './serve.js'
 
@@ -73,10 +74,10 @@ const STABLE_MS = 60_000
  */
 export async function serveCluster(options: ClusterOptions): Promise<ClusterServing> {
   const initialized = options.init ? await initInstance({ ...options, ...options.init }) : undefined
-  const kernel = await bootKernel(options)
-  const { config } = kernel
+  requireSecret(options)
+  const config = readConfig(options)
   const log: Logger = options.logger ?? createLogger(config.log_level)
-  try {
+  await withKernel({ ...options, logger: log, pending: 'allow' }, async (kernel) => {
     await migrateAtStart(kernel, options, log)
     if (!kernel.services.ports.has('nonceCounter')) {
       log.warn(
@@ -84,9 +85,7 @@ export async function serveCluster(options: ClusterOptions): Promise<ClusterServ
         'each HTTP process counts Digest nonce uses in its own memory: a captured request could be replayed once on each other process within auth.nonce_ttl; enable state-redis to share the counts',
       )
     }
-  } finally {
-    await kernel.close()
-  }
+  })
 
   const workers = new Map<number, Worker>()
   let stopping = false
@@ -106,7 +105,7 @@ export async function serveCluster(options: ClusterOptions): Promise<ClusterServ
       }
       const onExit = (code: number | null, signal: string | null): void => {
         worker.off('message', onMessage)
-        reject(new Error(`an HTTP process exited (${signal ?? `code ${code}`}) before serving: its error is above`))
+        reject(new UserError(`an HTTP process exited (${signal ?? `code ${code}`}) before serving: its error is above`))
       }
       worker.on('message', onMessage)
       worker.once('exit', onExit)

@@ -1,7 +1,7 @@
 import { platformQueries } from '../../plugins/platforms/index.js'
 import type { WebhookView } from '../../plugins/webhooks/index.js'
-import { FieldReader, type Kernel, createLogger, pluginConfig } from '../kernel/index.js'
-import { type BootRequest, bootMigratedKernel } from './boot.js'
+import { FieldReader, type Kernel, UserError, pluginConfig } from '../kernel/index.js'
+import { type BootRequest, withKernel } from './boot.js'
 
 /** A webhook as `mediactl webhooks list --json` prints it (never its secret). */
 export interface WebhookSummary {
@@ -77,21 +77,18 @@ async function withPlatform<T>(
   work: (kernel: Kernel, platform: { id: number; slug: string }, webhooks: WebhooksPlugin) => Promise<T>,
 ): Promise<T> {
   const webhooks = await webhooksPlugin()
-  const kernel = await bootMigratedKernel({ logger: createLogger('warn', 2), ...options })
-  try {
+  return withKernel(options, async (kernel) => {
     if (!kernel.config.plugins.includes('webhooks')) {
-      throw new Error('the webhooks plugin is not enabled: add webhooks to the "plugins" config key')
+      throw new UserError('the webhooks plugin is not enabled: add webhooks to the "plugins" config key')
     }
     const platform = await platformQueries.bySlug(kernel.services.reader, options.platform)
     if (!platform) {
-      throw new Error(
+      throw new UserError(
         `no platform "${options.platform}": list them with GET /platforms or create one with "mediactl platform create"`,
       )
     }
     return await work(kernel, platform, webhooks)
-  } finally {
-    await kernel.close()
-  }
+  })
 }
 
 /** Every webhook of a platform, oldest first. */
@@ -123,7 +120,7 @@ export function createWebhookCommand(options: CreateWebhookOptions): Promise<Cre
     const input = readWebhookFields(v)
     await checkUrlField(v, input.url, { config, network: kernel.exposed(WEBHOOKS_NETWORK) })
     const refused = Object.entries(v.errors).map(([field, message]) => `--${field} ${message}`)
-    if (refused.length) throw new Error(refused.join('; '))
+    if (refused.length) throw new UserError(refused.join('; '))
     const { publicId, secret } = await createWebhook(kernel.em(), platform.id, {
       ...input,
       url: input.url!,
@@ -141,7 +138,7 @@ export function deleteWebhookCommand(options: DeleteWebhookOptions): Promise<Web
     const webhook = await webhookQueries.byPublicId(kernel.services.reader, options.id)
     // Another platform's webhook is refused like an unknown one: the slug is part of what names it.
     if (!webhook || webhook.platformId !== platform.id) {
-      throw new Error(
+      throw new UserError(
         `no webhook ${options.id} on platform ${platform.slug}: list them with "mediactl webhooks list --platform ${platform.slug}"`,
       )
     }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { UserEntity, UserInputError, createUser } from '../../../plugins/identity/index.js'
+import { UserEntity, createUser } from '../../../plugins/identity/index.js'
 import { PlatformEntity } from '../../../plugins/platforms/index.js'
 import { createUserCommand } from '../../../src/app/users.js'
-import { HttpError } from '../../../src/kernel/index.js'
+import { HttpError, UserError } from '../../../src/kernel/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import type { Response } from '../../helpers/digest-client.js'
 import { text } from '../../helpers/xml.js'
@@ -108,7 +108,7 @@ describe('max_users', () => {
 
     it('respects max_users', async () => {
       const attempt = command({ platform: 'small', username: 'cli', email: 'cli@example.org' })
-      await expect(attempt).rejects.toBeInstanceOf(UserInputError)
+      await expect(attempt).rejects.toBeInstanceOf(UserError)
       await expect(attempt).rejects.toThrow('the max_users is reached: the platform already has 6 users')
       expect(await createdUsers()).toBe('6')
     })
