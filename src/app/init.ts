@@ -14,8 +14,7 @@ import {
   redactUrl,
   UserError,
 } from '../kernel/index.js'
-import { UserEntity, createUser } from '../../plugins/identity/index.js'
-import { fieldErrorsLine } from './field-errors.js'
+import { UserEntity, createUser, fieldErrorsLine } from '../../plugins/identity/index.js'
 import { type Platform, PlatformEntity, createPlatform } from '../../plugins/platforms/index.js'
 import { checkConfig, withKernel } from './boot.js'
 import { configTemplate } from './config-template.js'
@@ -114,7 +113,7 @@ export async function initInstance(options: InitOptions): Promise<InitResult> {
       }).catch((error: unknown) => {
         if (error instanceof HttpError && error.status === 412) {
           throw new UserError(
-            `cannot create the administrator: ${fieldErrorsLine(error, { username: options.adminUsername, email: options.adminEmail })}`,
+            `cannot create the administrator: ${fieldErrorsLine(error.fields, { username: options.adminUsername, email: options.adminEmail })}`,
           )
         }
         throw error

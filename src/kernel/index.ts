@@ -62,8 +62,16 @@ export { clusterMetrics, shareMetricsWithPrimary } from './metrics/metrics-clust
 export { listenMetrics } from './metrics/metrics-server.js'
 export {
   catalogOf,
+  defineCommand,
   definePlugin,
   resolvePlugins,
+  type CommandArg,
+  type CommandContext,
+  type CommandFlag,
+  type CommandInput,
+  type CommandOutput,
+  type FlagValues,
+  type PluginCommand,
   type PluginCatalog,
   type PluginContext,
   type PluginDefinition,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { UserEntity, createUser } from '../../../plugins/identity/index.js'
+import { type CreatedUser, UserEntity, createUser, userCommands } from '../../../plugins/identity/index.js'
 import { PlatformEntity } from '../../../plugins/platforms/index.js'
-import { createUserCommand } from '../../../src/app/users.js'
+import { runPluginCommand } from '../../../src/app/plugin-commands.js'
 import { HttpError, UserError } from '../../../src/kernel/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import type { Response } from '../../helpers/digest-client.js'
@@ -93,18 +93,22 @@ describe('max_users', () => {
   })
 
   describe('mediactl user create', () => {
-    const command = (options: { platform: string; username: string; email: string; password?: string }) =>
-      createUserCommand({
-        env: {},
-        cwd: app.dataDir,
-        overrides: {
-          data_dir: app.dataDir,
-          log_level: 'silent',
-          database: { url: app.kernel.config.database.url },
-          auth: { secret: app.kernel.config.auth.secret },
+    const userCreate = userCommands.find((command) => command.name === 'user create')!
+    const command = (flags: { platform: string; username: string; email: string; password?: string }) =>
+      runPluginCommand<CreatedUser>(
+        { plugin: 'identity', command: userCreate },
+        { flags, args: {} },
+        {
+          env: {},
+          cwd: app.dataDir,
+          overrides: {
+            data_dir: app.dataDir,
+            log_level: 'silent',
+            database: { url: app.kernel.config.database.url },
+            auth: { secret: app.kernel.config.auth.secret },
+          },
         },
-        ...options,
-      })
+      )
 
     it('respects max_users', async () => {
       const attempt = command({ platform: 'small', username: 'cli', email: 'cli@example.org' })
