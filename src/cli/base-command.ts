@@ -75,8 +75,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (this.jsonEnabled()) {
       this.logJson({ error: error.message, internal: true, ...(requestId ? { request_id: requestId } : {}) })
     }
-    this.logToStderr(`mediactl: internal error: ${error.message}${requestId ? ` (request ${requestId})` : ''}`)
-    this.logToStderr(error.stack ?? String(error))
+    // On stderr with --json too (logToStderr is silent then): the trace is what a bug report needs.
+    process.stderr.write(
+      `mediactl: internal error: ${error.message}${requestId ? ` (request ${requestId})` : ''}\n${error.stack ?? String(error)}\n`,
+    )
     return this.exit(1)
   }
 }
