@@ -1,4 +1,5 @@
 import { type CommandContext, FieldReader, type Form, UserError, defineCommand } from '../../src/kernel/index.js'
+import { firstLine } from '../../src/shared/text.js'
 import { namedPlatform } from '../platforms/index.js'
 import { type WebhookView, webhookQueries } from './webhook.queries.js'
 import { createWebhook, deleteWebhook, readCheckedWebhook } from './webhook.service.js'
@@ -43,12 +44,6 @@ function summary(ctx: CommandContext, w: WebhookView): WebhookSummary {
   }
 }
 
-/** The first line of `text`, cut at `width` characters: the table shows it, --json has it whole. */
-function shorten(text: string, width: number): string {
-  const line = text.split('\n')[0]!
-  return line.length > width ? `${line.slice(0, width - 1)}…` : line
-}
-
 /** Longest disabled reason shown in the table. */
 const REASON_WIDTH = 50
 
@@ -75,7 +70,7 @@ const webhooksList = defineCommand({
         w.url,
         w.events.join(','),
         w.enabled ? 'yes' : 'no',
-        shorten(w.disabled_reason ?? '', REASON_WIDTH),
+        firstLine(w.disabled_reason ?? '', REASON_WIDTH),
       ]),
     ])
   },
