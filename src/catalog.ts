@@ -1,4 +1,7 @@
-import type { PluginCatalog, PluginDefinition } from './kernel/index.js'
+import { userCommands } from '../plugins/identity/user.commands.js'
+import { platformCommands } from '../plugins/platforms/platform.commands.js'
+import { webhookCommands } from '../plugins/webhooks/webhooks.commands.js'
+import type { PluginCatalog, PluginCommand, PluginDefinition } from './kernel/index.js'
 
 /** A plugin module: its default export is the definition. */
 type Loader = () => Promise<{ default: unknown }>
@@ -41,4 +44,16 @@ export const CATALOG: PluginCatalog = {
     const known = names.filter((name) => Object.hasOwn(LOADERS, name))
     return Promise.all(known.map(async (name) => (await LOADERS[name]!()).default as PluginDefinition<never>))
   },
+}
+
+/**
+ * The CLI commands of the plugins that declare some (their manifests' `commands`), known
+ * without loading the plugins: the CLI lists them, with their help, whatever is enabled, and
+ * a command of a disabled plugin says how to enable it. Only the commands' modules are
+ * imported here, not the plugins' entries (test/architecture checks both lists agree).
+ */
+export const CATALOG_COMMANDS: Readonly<Record<string, readonly PluginCommand[]>> = {
+  platforms: platformCommands as readonly PluginCommand[],
+  identity: userCommands as readonly PluginCommand[],
+  webhooks: webhookCommands as readonly PluginCommand[],
 }

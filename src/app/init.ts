@@ -12,13 +12,12 @@ import {
   isInstanceAdmin,
   loadConfig,
   redactUrl,
+  UserError,
 } from '../kernel/index.js'
-import { UserEntity, UserInputError, createUser } from '../../plugins/identity/index.js'
-import { fieldErrorsLine } from './field-errors.js'
+import { UserEntity, createUser, fieldErrorsLine } from '../../plugins/identity/index.js'
 import { type Platform, PlatformEntity, createPlatform } from '../../plugins/platforms/index.js'
-import { bootKernel, checkConfig } from './boot.js'
+import { checkConfig, withKernel } from './boot.js'
 import { configTemplate } from './config-template.js'
-import { createLogger } from '../kernel/log.js'
 
 export interface InitOptions extends LoadConfigOptions {
   adminUsername: string
@@ -87,8 +86,7 @@ export async function initInstance(options: InitOptions): Promise<InitResult> {
   if (options.createDatabase && target.dialect === 'postgresql' && (await createDatabase(target.location))) {
     step(`created the database ${redactUrl(target.location)}`)
   }
-  const kernel = await bootKernel({ ...options, file, logger: createLogger('warn', 2) })
-  try {
+  return withKernel({ ...options, file, pending: 'allow' }, async (kernel) => {
     const applied = await kernel.migrator.up((m) => say(`migrating: ${m.name}`))
     if (applied.length) step(`applied ${applied.length} migration(s)`)
     await kernel.seed()
@@ -114,8 +112,8 @@ export async function initInstance(options: InitOptions): Promise<InitResult> {
         realm: config.auth.realm,
       }).catch((error: unknown) => {
         if (error instanceof HttpError && error.status === 412) {
-          throw new UserInputError(
-            `cannot create the administrator: ${fieldErrorsLine(error, { username: options.adminUsername, email: options.adminEmail })}`,
+          throw new UserError(
+            `cannot create the administrator: ${fieldErrorsLine(error.fields, { username: options.adminUsername, email: options.adminEmail })}`,
           )
         }
         throw error
@@ -132,7 +130,5 @@ export async function initInstance(options: InitOptions): Promise<InitResult> {
       publicKeyFile: instancePaths(config.data_dir).publicKey,
       admin,
     }
-  } finally {
-    await kernel.close()
-  }
+  })
 }

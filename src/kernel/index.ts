@@ -7,6 +7,7 @@ export {
   pluginConfig,
   type LoadConfigOptions,
 } from './config/load.js'
+export { UserError, type UserErrorOptions } from './errors.js'
 export { warnMovedKeys } from './config/moved-keys.js'
 export { validatePlugins, type ValidatedPlugins } from './config/validate.js'
 export { BACKENDS, type BackendRole } from './config/plugin-selection.js'
@@ -61,8 +62,16 @@ export { clusterMetrics, shareMetricsWithPrimary } from './metrics/metrics-clust
 export { listenMetrics } from './metrics/metrics-server.js'
 export {
   catalogOf,
+  defineCommand,
   definePlugin,
   resolvePlugins,
+  type CommandArg,
+  type CommandContext,
+  type CommandFlag,
+  type CommandInput,
+  type CommandOutput,
+  type FlagValues,
+  type PluginCommand,
   type PluginCatalog,
   type PluginContext,
   type PluginDefinition,

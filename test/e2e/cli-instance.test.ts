@@ -251,7 +251,10 @@ describe('mediactl user create', () => {
     })
     const json = await cli([...args, '--json'], opts())
     expect(json.code).toBe(1)
-    expect(JSON.parse(json.stdout)).toEqual({ error: 'the username "bob" is already used; choose another one' })
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: 'the username "bob" is already used; choose another one',
+      fields: { username: 'is already used' },
+    })
   })
 
   it('refuses an unknown platform or profile with exit code 1', async () => {
@@ -377,7 +380,7 @@ describe('mediactl platform update', () => {
 
   it('exits 1 naming what is wrong: an unknown platform, nothing to change, a wrong dialect', async () => {
     const unknown = await cli(['platform', 'update', 'ghost', '--timestamps', 'unix'], opts())
-    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('No platform "ghost"')])
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('no platform "ghost"')])
     const nothing = await cli(['platform', 'update', 'default'], opts())
     expect([nothing.code, nothing.stderr]).toEqual([1, expect.stringContaining('Nothing to change')])
     const wrong = await cli(['platform', 'update', 'default', '--timestamps', 'epoch'], opts())

@@ -7,6 +7,7 @@ import type { EntityManager as SqlEntityManager, Knex } from '@mikro-orm/knex'
 import { PostgreSqlDriver } from '@mikro-orm/postgresql'
 import type { Config } from '../config/schema.js'
 import type { Logger } from '../log.js'
+import { UserError } from '../errors.js'
 import { markDependency } from '../http/outage.js'
 import { MIGRATIONS_TABLE } from './migrator.js'
 
@@ -88,7 +89,7 @@ export async function openOrm(config: Config, entities: EntitySchema[], log: Log
     // Unreachable now: boot anyway (requests answer 503 until it is back). Missing: say so.
     if (codeOf(error) === MISSING_DATABASE) {
       await orm.close(true)
-      throw new Error(missingDatabaseMessage(target.location), { cause: error })
+      throw new UserError(missingDatabaseMessage(target.location), { cause: error })
     }
   }
   return orm
