@@ -1,7 +1,8 @@
 import { userCommands } from '../plugins/identity/user.commands.js'
 import { platformCommands } from '../plugins/platforms/platform.commands.js'
 import { webhookCommands } from '../plugins/webhooks/webhooks.commands.js'
-import type { PluginCatalog, PluginCommand, PluginDefinition } from './kernel/index.js'
+import type { Config, PluginCatalog, PluginCommand, PluginDefinition } from './kernel/index.js'
+import type { InstallationAdmin, ensureInstallationAdmin } from '../plugins/identity/index.js'
 
 /** A plugin module: its default export is the definition. */
 type Loader = () => Promise<{ default: unknown }>
@@ -36,6 +37,19 @@ const LOADERS: Record<string, Loader> = {
   player: () => import('../plugins/player/index.js'),
   portal: () => import('../plugins/portal/index.js'),
   webhooks: () => import('../plugins/webhooks/index.js'),
+}
+
+/**
+ * What the operator tasks of src/app ask of particular plugins, which they reach through here only: the first
+ * administrator of `mediactl init` (identity), the flavor names `mediactl doctor` shows (encoder-ffmpeg).
+ */
+export const INSTALLATION = {
+  async ensureAdmin(...args: Parameters<typeof ensureInstallationAdmin>): Promise<InstallationAdmin> {
+    return (await import('../plugins/identity/index.js')).ensureInstallationAdmin(...args)
+  },
+  async flavors(config: Config): Promise<string> {
+    return (await import('../plugins/encoder-ffmpeg/index.js')).flavorSummary(config['encoder-ffmpeg'])
+  },
 }
 
 export const CATALOG: PluginCatalog = {

@@ -34,6 +34,7 @@ export { ALL_ROLE_FLAGS, DEFAULT_ROLES, ROLE_FLAGS } from './role-flags.js'
 export { seedPlatform } from './seeds.service.js'
 export { type CreatedUser, fieldErrorsLine, userCommands } from './user.commands.js'
 export { API_KEY_LENGTH, createUser, digestHa1, rotateApiKey } from './user.service.js'
+export { type InstallationAdmin, ensureInstallationAdmin } from './installation-admin.js'
 
 /**
  * Identity and access control: users, groups, roles, profiles, accesses; the credentials

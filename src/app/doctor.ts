@@ -134,7 +134,7 @@ export async function doctor(options: DoctorOptions = {}): Promise<Check[]> {
   if (config.plugins.includes('encoder-ffmpeg')) {
     add('ffmpeg', mediaBinaryCheck('ffmpeg'))
     add('ffprobe', mediaBinaryCheck('ffprobe'))
-    const flavors = flavorCheck(config)
+    const flavors = await flavorCheck(config)
     if (flavors) add('flavors', flavors)
   }
 
