@@ -224,7 +224,7 @@ export class Kernel {
     const missing = (['nonceCounter', 'locks'] as const).filter((port) => !declared.has(port))
     if (!missing.length) return
     const kind: KernelState = config.state === 'memory' ? 'memory' : 'database'
-    const state = openSharedState(kind, databaseTarget(config), config.database.connect_timeout * 1000, log)
+    const state = openSharedState(kind, databaseTarget(config), config.database, log)
     this.sharedState = state
     for (const port of missing) ports.provide('kernel', port, state[port])
   }

@@ -8,11 +8,13 @@ import { DatabaseLocks } from '../../src/kernel/state/database-locks.js'
 import { DatabaseNonceCounter } from '../../src/kernel/state/database-nonce-counter.js'
 import { MemoryLocks } from '../../src/kernel/state/memory-locks.js'
 import { MemoryNonceCounter } from '../../src/kernel/state/memory-nonce-counter.js'
-import { STATE_TABLES, type StateSql, openStateSql } from '../../src/kernel/state/state-sql.js'
+import { type StateSql, openStateSql } from '../../src/kernel/state/state-sql.js'
+import { STATE_TABLES } from '../../src/kernel/state/state-tables.js'
 import { TEST_PG_URL, freshDatabase } from '../helpers/database.js'
 import { type StateUnderTest, sharedStateConformance } from './shared-state.conformance.js'
 
 const log = createLogger('silent')
+const TIMEOUTS = { connect_timeout: 5, statement_timeout: 30 }
 
 sharedStateConformance('memory (state: memory)', 'process', () => {
   const counter = new MemoryNonceCounter()
@@ -28,7 +30,7 @@ sharedStateConformance('memory (state: memory)', 'process', () => {
 async function onDatabase(target: DatabaseTarget, cleanup: () => Promise<void>): Promise<StateUnderTest> {
   const connections: StateSql[] = []
   const open = (): StateSql => {
-    const sql = openStateSql(target, 5000, log)
+    const sql = openStateSql(target, TIMEOUTS, log)
     connections.push(sql)
     return sql
   }
@@ -38,7 +40,7 @@ async function onDatabase(target: DatabaseTarget, cleanup: () => Promise<void>):
     counters: [new DatabaseNonceCounter(a), new DatabaseNonceCounter(b)],
     locks: [...locks],
     mortalLocks: () => {
-      const sql = openStateSql(target, 5000, log)
+      const sql = openStateSql(target, TIMEOUTS, log)
       const mortal = new DatabaseLocks(sql)
       return Promise.resolve({
         locks: mortal,

@@ -7,7 +7,7 @@ import { DatabaseLocks } from './database-locks.js'
 import { DatabaseNonceCounter } from './database-nonce-counter.js'
 import { MemoryLocks } from './memory-locks.js'
 import { MemoryNonceCounter } from './memory-nonce-counter.js'
-import { openStateSql } from './state-sql.js'
+import { type StateTimeouts, openStateSql } from './state-sql.js'
 
 /** The kernel's own adapters of shared state: `state: database` (the default) or `state: memory`. */
 export type KernelState = 'database' | 'memory'
@@ -25,7 +25,7 @@ const SWEEP_MS = 60_000
 export function openSharedState(
   kind: KernelState,
   target: DatabaseTarget,
-  connectTimeoutMs: number,
+  timeouts: StateTimeouts,
   log: Logger,
 ): SharedState {
   if (kind === 'memory') {
@@ -36,7 +36,7 @@ export function openSharedState(
       close: () => Promise.resolve(nonceCounter.close()),
     }
   }
-  const sql = openStateSql(target, connectTimeoutMs, log)
+  const sql = openStateSql(target, timeouts, log)
   const nonceCounter = new DatabaseNonceCounter(sql)
   const locks = new DatabaseLocks(sql)
   // Any process may sweep; a database that does not answer is tried again at the next round.

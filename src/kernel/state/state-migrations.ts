@@ -1,5 +1,5 @@
 import { defineMigration } from '../db/migration.js'
-import { STATE_TABLES } from './state-sql.js'
+import { STATE_TABLES } from './state-tables.js'
 
 /**
  * The tables of `state: database` on PostgreSQL. On SQLite they live in a file of their own

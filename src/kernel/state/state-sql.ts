@@ -3,6 +3,7 @@ import pg from 'pg'
 import type { DatabaseTarget } from '../db/orm.js'
 import { markDependency } from '../http/outage.js'
 import type { Logger } from '../log.js'
+import { STATE_TABLES } from './state-tables.js'
 
 /**
  * The statements of the database adapters of shared state (nonce counts, locks), sent on
@@ -15,15 +16,6 @@ export interface StateSql {
   close(): Promise<void>
 }
 
-/** What each database needs; PostgreSQL gets them from the kernel's migrations (state-migrations.ts). */
-export const STATE_TABLES = [
-  `create table if not exists kernel_nonce_counts (nonce varchar(64) not null, nc bigint not null,
-     expires_at bigint not null, primary key (nonce, nc))`,
-  'create index if not exists kernel_nonce_counts_expires_at_index on kernel_nonce_counts (expires_at)',
-  `create table if not exists kernel_locks (name varchar(255) not null primary key, holder varchar(64) not null,
-     expires_at bigint not null, release_requested smallint not null default 0)`,
-] as const
-
 /** What the state's own connection is called in `pg_stat_activity`. */
 export const STATE_APPLICATION_NAME = 'mediactl shared state'
 
@@ -35,12 +27,21 @@ export const STATE_APPLICATION_NAME = 'mediactl shared state'
 class PostgresStateSql implements StateSql {
   private readonly pool: pg.Pool
 
-  constructor(url: string, connectTimeoutMs: number, log: Logger) {
+  constructor(url: string, timeouts: StateTimeouts, log: Logger) {
+    const ms = (seconds: number): number => Math.round(seconds * 1000)
+    const { connect_timeout, statement_timeout } = timeouts
+    // The main pool's bounds (db/orm.ts): a statement left unanswered past them means a vanished server, and the
+    // request answers 503 instead of hanging; pg-pool drops the connection it failed on.
     this.pool = new pg.Pool({
       connectionString: url,
       max: 2,
-      connectionTimeoutMillis: connectTimeoutMs,
+      connectionTimeoutMillis: ms(connect_timeout),
       idleTimeoutMillis: 30_000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      ...(statement_timeout > 0
+        ? { statement_timeout: ms(statement_timeout), query_timeout: ms(statement_timeout + connect_timeout) }
+        : {}),
       application_name: STATE_APPLICATION_NAME,
       options: '-c synchronous_commit=off',
     })
@@ -117,8 +118,14 @@ export function sqliteStateFile(databaseFile: string): string {
   return databaseFile.replace(/(\.sqlite3?|\.db)?$/, '.state.sqlite')
 }
 
-export function openStateSql(target: DatabaseTarget, connectTimeoutMs: number, log: Logger): StateSql {
+/** The `database` settings that bound a statement of the shared state (seconds). */
+export interface StateTimeouts {
+  connect_timeout: number
+  statement_timeout: number
+}
+
+export function openStateSql(target: DatabaseTarget, timeouts: StateTimeouts, log: Logger): StateSql {
   return target.dialect === 'postgresql'
-    ? new PostgresStateSql(target.location, connectTimeoutMs, log)
+    ? new PostgresStateSql(target.location, timeouts, log)
     : new SqliteStateSql(sqliteStateFile(target.location))
 }
