@@ -154,6 +154,8 @@ async function bootPublishing(dist, answerIpc, { database, log, resources }) {
       },
       database: { url: database },
       auth: { secret: randomBytes(32).toString('hex') },
+      // BENCH_STATE (bench/run.js): where the nonce counts are kept, for this one process.
+      ...(process.env.BENCH_STATE ? { state: process.env.BENCH_STATE } : {}),
     },
   })
   ensureKeyPair(dataDir)

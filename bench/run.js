@@ -54,6 +54,8 @@
  *   BENCH_UPLOAD_MB, BENCH_UPLOAD_ROUNDS, BENCH_TUS_CHUNK_MB, BENCH_UPLOAD_KINDS: see
  *                          bench/uploads.js
  *   BENCH_ENCODE_SECONDS, BENCH_ENCODE_ROUNDS: see bench/encoding.js
+ *   BENCH_STATE [unset]    `memory` or `database`: where the nonce counts are kept (unset: the
+ *                          default, database), to measure what the shared state costs
  *   BENCH_DATABASE_URL, BENCH_RESOURCES, BENCH_PUBLISH_ROUNDS: see bench/publishing.js (the
  *                          database URL applies to the publishing scenarios only)
  *
@@ -165,6 +167,7 @@ async function mediactlServer() {
       http: { host: '127.0.0.1', port: 0 },
       database: { url: '' },
       auth: { secret: randomBytes(32).toString('hex') },
+      ...(process.env.BENCH_STATE ? { state: process.env.BENCH_STATE } : {}),
     },
   })
   ensureKeyPair(dataDir)

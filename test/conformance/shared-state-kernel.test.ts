@@ -5,11 +5,11 @@ import pg from 'pg'
 import { createLogger } from '../../src/kernel/index.js'
 import type { DatabaseTarget } from '../../src/kernel/db/orm.js'
 import { DatabaseLocks } from '../../src/kernel/state/database-locks.js'
-import { DatabaseNonceCounter } from '../../src/kernel/state/database-nonce-counter.js'
+import { databaseNonceCounter } from '../../src/kernel/state/shared-state.js'
 import { MemoryLocks } from '../../src/kernel/state/memory-locks.js'
 import { MemoryNonceCounter } from '../../src/kernel/state/memory-nonce-counter.js'
 import { type StateSql, openStateSql } from '../../src/kernel/state/state-sql.js'
-import { STATE_TABLES } from '../../src/kernel/state/state-tables.js'
+import { POSTGRES_TABLES } from '../../src/kernel/state/state-tables.js'
 import { TEST_PG_URL, freshDatabase } from '../helpers/database.js'
 import { type StateUnderTest, sharedStateConformance } from './shared-state.conformance.js'
 
@@ -37,7 +37,7 @@ async function onDatabase(target: DatabaseTarget, cleanup: () => Promise<void>):
   const [a, b] = [open(), open()]
   const locks = [new DatabaseLocks(a), new DatabaseLocks(b)] as const
   return {
-    counters: [new DatabaseNonceCounter(a), new DatabaseNonceCounter(b)],
+    counters: [databaseNonceCounter(a), databaseNonceCounter(b)],
     locks: [...locks],
     mortalLocks: () => {
       const sql = openStateSql(target, TIMEOUTS, log)
@@ -73,7 +73,7 @@ sharedStateConformance(
     const database = await freshDatabase()
     const client = new pg.Client({ connectionString: database.url })
     await client.connect()
-    for (const statement of STATE_TABLES) await client.query(statement)
+    for (const statement of POSTGRES_TABLES) await client.query(statement)
     await client.end()
     return onDatabase({ dialect: 'postgresql', location: database.url }, () => database.drop())
   },

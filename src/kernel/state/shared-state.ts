@@ -4,10 +4,11 @@ import type { PortRegistry } from '../ports.js'
 import type { LocksPort } from '../ports/locks.port.js'
 import type { NonceCounterPort } from '../ports/nonce-counter.port.js'
 import { DatabaseLocks } from './database-locks.js'
-import { DatabaseNonceCounter } from './database-nonce-counter.js'
+import { PostgresNonceCounter } from './postgres-nonce-counter.js'
+import { SqliteNonceCounter } from './sqlite-nonce-counter.js'
 import { MemoryLocks } from './memory-locks.js'
 import { MemoryNonceCounter } from './memory-nonce-counter.js'
-import { type StateTimeouts, openStateSql } from './state-sql.js'
+import { SqliteStateSql, type StateSql, type StateTimeouts, openStateSql } from './state-sql.js'
 
 /** The kernel's own adapters of shared state: `state: database` (the default) or `state: memory`. */
 export type KernelState = 'database' | 'memory'
@@ -17,6 +18,11 @@ export interface SharedState {
   nonceCounter: NonceCounterPort
   locks: LocksPort
   close(): Promise<void>
+}
+
+/** The nonce counter of `state: database` on `sql`'s database. */
+export function databaseNonceCounter(sql: StateSql): PostgresNonceCounter | SqliteNonceCounter {
+  return sql instanceof SqliteStateSql ? new SqliteNonceCounter(sql) : new PostgresNonceCounter(sql)
 }
 
 /** How often expired nonce counts and locks are deleted from the database. */
@@ -37,7 +43,7 @@ export function openSharedState(
     }
   }
   const sql = openStateSql(target, timeouts, log)
-  const nonceCounter = new DatabaseNonceCounter(sql)
+  const nonceCounter = databaseNonceCounter(sql)
   const locks = new DatabaseLocks(sql)
   // Any process may sweep; a database that does not answer is tried again at the next round.
   const sweeper = setInterval(() => {

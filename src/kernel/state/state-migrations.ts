@@ -1,5 +1,5 @@
 import { defineMigration } from '../db/migration.js'
-import { STATE_TABLES } from './state-tables.js'
+import { POSTGRES_TABLES } from './state-tables.js'
 
 /**
  * The tables of `state: database` on PostgreSQL. On SQLite they live in a file of their own
@@ -9,7 +9,7 @@ const sharedState = defineMigration({
   name: '20270201-kernel-shared-state',
   async up(knex) {
     if ((knex.client as { dialect?: string }).dialect !== 'postgresql') return
-    for (const statement of STATE_TABLES) await knex.raw(statement)
+    for (const statement of POSTGRES_TABLES) await knex.raw(statement)
   },
   async down(knex) {
     if ((knex.client as { dialect?: string }).dialect !== 'postgresql') return

@@ -3,7 +3,7 @@ import pg from 'pg'
 import type { DatabaseTarget } from '../db/orm.js'
 import { markDependency } from '../http/outage.js'
 import type { Logger } from '../log.js'
-import { STATE_TABLES } from './state-tables.js'
+import { SQLITE_TABLES } from './state-tables.js'
 
 /**
  * The statements of the database adapters of shared state (nonce counts, locks), sent on
@@ -72,21 +72,22 @@ class PostgresStateSql implements StateSql {
  * shared by every process on the machine through SQLite's single writer; `synchronous = off`:
  * a counted nonce survives a process crash, not a power cut.
  */
-class SqliteStateSql implements StateSql {
+export class SqliteStateSql implements StateSql {
   private db: Database.Database | undefined
   private closed = false
   private readonly statements = new Map<string, Database.Statement>()
 
   constructor(private readonly file: string) {}
 
-  private open(): Database.Database {
+  /** The file's connection, opened on first use (for work that needs transactions: sqlite-nonce-counter.ts). */
+  open(): Database.Database {
     if (this.db) return this.db
     if (this.closed) throw new Error('the shared state file is closed')
     const db = new Database(this.file)
     db.pragma('journal_mode = WAL')
     db.pragma('busy_timeout = 5000')
     db.pragma('synchronous = OFF')
-    for (const statement of STATE_TABLES) db.exec(statement)
+    for (const statement of SQLITE_TABLES) db.exec(statement)
     this.db = db
     return db
   }

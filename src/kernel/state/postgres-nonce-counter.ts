@@ -15,11 +15,12 @@ const ADVANCE = `with prior as (select coalesce(max(nc), 0) as top from kernel_n
 const SWEEP = 'delete from kernel_nonce_counts where expires_at < ?'
 
 /**
- * Nonce counts in the database (`state: database`, the default): every process of every
- * machine that shares the database sees them, at the cost of one statement per authenticated
- * request on a connection of their own (state-sql.ts).
+ * Nonce counts in PostgreSQL (`state: database`, the default): every process of every machine
+ * that shares the database sees them, at the cost of one statement per authenticated request
+ * on a connection of their own (state-sql.ts). A row per count used: one insert, no
+ * read-modify-write across round trips.
  */
-export class DatabaseNonceCounter implements NonceCounterPort {
+export class PostgresNonceCounter implements NonceCounterPort {
   readonly scope = 'installation'
 
   constructor(private readonly sql: StateSql) {}
