@@ -8,7 +8,7 @@ export default class UserCreate extends BaseCommand<typeof UserCreate> {
 never stored: keep it, or rotate it with "mediactl user key <username>".
 Without --profile the user gets the platform's least-privileged profile (Viewer on a new platform);
 --admin makes an installation administrator (every profile flag). The fields follow the rules of
-POST /platform/<slug>/users (docs/api.md), and the platform's max_users applies.`
+POST /platform/<slug>/users (docs/api/identity.md), and the platform's max_users applies.`
 
   static override examples = [
     '<%= config.bin %> user create --platform default --username alice --email alice@example.org',
