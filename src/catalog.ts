@@ -1,4 +1,8 @@
-import type { PluginCatalog, PluginDefinition } from './kernel/index.js'
+import { userCommands } from '../plugins/identity/user.commands.js'
+import { platformCommands } from '../plugins/platforms/platform.commands.js'
+import { webhookCommands } from '../plugins/webhooks/webhooks.commands.js'
+import type { Config, PluginCatalog, PluginCommand, PluginDefinition } from './kernel/index.js'
+import type { InstallationAdmin, ensureInstallationAdmin } from '../plugins/identity/index.js'
 
 /** A plugin module: its default export is the definition. */
 type Loader = () => Promise<{ default: unknown }>
@@ -35,10 +39,35 @@ const LOADERS: Record<string, Loader> = {
   webhooks: () => import('../plugins/webhooks/index.js'),
 }
 
+/**
+ * What the operator tasks of src/app ask of particular plugins, which they reach through here only: the first
+ * administrator of `mediactl init` (identity), the flavor names `mediactl doctor` shows (encoder-ffmpeg).
+ */
+export const INSTALLATION = {
+  async ensureAdmin(...args: Parameters<typeof ensureInstallationAdmin>): Promise<InstallationAdmin> {
+    return (await import('../plugins/identity/index.js')).ensureInstallationAdmin(...args)
+  },
+  async flavors(config: Config): Promise<string> {
+    return (await import('../plugins/encoder-ffmpeg/index.js')).flavorSummary(config['encoder-ffmpeg'])
+  },
+}
+
 export const CATALOG: PluginCatalog = {
   names: Object.keys(LOADERS),
   async load(names) {
     const known = names.filter((name) => Object.hasOwn(LOADERS, name))
     return Promise.all(known.map(async (name) => (await LOADERS[name]!()).default as PluginDefinition<never>))
   },
+}
+
+/**
+ * The CLI commands of the plugins that declare some (their manifests' `commands`), known
+ * without loading the plugins: the CLI lists them, with their help, whatever is enabled, and
+ * a command of a disabled plugin says how to enable it. Only the commands' modules are
+ * imported here, not the plugins' entries (test/architecture checks both lists agree).
+ */
+export const CATALOG_COMMANDS: Readonly<Record<string, readonly PluginCommand[]>> = {
+  platforms: platformCommands as readonly PluginCommand[],
+  identity: userCommands as readonly PluginCommand[],
+  webhooks: webhookCommands as readonly PluginCommand[],
 }

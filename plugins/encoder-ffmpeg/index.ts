@@ -5,6 +5,7 @@ import { findBinaries } from './ffmpeg-binaries.js'
 
 export { FfmpegEncoder } from './ffmpeg-encoder.js'
 export { encoderConfigSchema, type EncoderConfig } from './encoder.config.js'
+export { flavorSummary } from './flavor-summary.js'
 export { EncoderInputError, EncoderTimeoutError, FfmpegError } from './encoder.errors.js'
 
 /**

@@ -18,8 +18,8 @@ export interface FilesDeps {
   storage: StoragePort
   /** Where tus uploads keep their bytes; tus answers 501 without one. */
   resumableUploads: ResumableUploadsPort | undefined
-  /** Locks shared by every process (state-redis); tus locks in-process without. */
-  locks: LocksPort | undefined
+  /** The locks of tus uploads: the kernel's (database or memory, as `state` says) or state-redis's. */
+  locks: LocksPort
   emit: Emit
   /** Committed data, for work outside a request. */
   reader: Reader

@@ -75,7 +75,7 @@ export default definePlugin({
     const deps: FilesDeps = {
       storage: ctx.port('storage'),
       resumableUploads: ctx.hasPort('resumableUploads') ? ctx.port('resumableUploads') : undefined,
-      locks: ctx.hasPort('locks') ? ctx.port('locks') : undefined,
+      locks: ctx.port('locks'),
       emit: ctx.emit,
       reader: ctx.reader,
       log: ctx.log,

@@ -297,8 +297,8 @@ class TusEndpoint {
     }
     const server = new Server({
       path: '/upload/tus',
-      // Several serving processes share the lock of an upload through the locks port (state-redis).
-      ...(deps.locks ? { locker: new PortLocker(deps.locks) } : {}),
+      // Every serving process takes an upload's lock through the locks port (state: database by default).
+      locker: new PortLocker(deps.locks),
       datastore: new ReservingStore(port.dataStore, (id) => releaseReservation(deps.em(), [id])),
       maxSize: config.max_file_size > 0 ? config.max_file_size : undefined,
       exposedHeaders: EXPOSED,

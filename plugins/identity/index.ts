@@ -20,6 +20,7 @@ import { UserEntity } from './user.entity.js'
 import { userRoutes } from './user.routes.js'
 import { userQueries } from './user.queries.js'
 import { instanceAdmins } from './user.service.js'
+import { userCommands } from './user.commands.js'
 
 export { type Access, AccessEntity } from './access.entity.js'
 export { objectAccessesHandler, objectAccessesPermission } from './access.routes.js'
@@ -31,7 +32,9 @@ export { type User, UserEntity } from './user.entity.js'
 export { ALL_PROFILE_FLAGS, DEFAULT_PROFILES, PROFILE_FLAGS } from './profile-flags.js'
 export { ALL_ROLE_FLAGS, DEFAULT_ROLES, ROLE_FLAGS } from './role-flags.js'
 export { seedPlatform } from './seeds.service.js'
-export { API_KEY_LENGTH, UserInputError, createUser, digestHa1, rotateApiKey } from './user.service.js'
+export { type CreatedUser, fieldErrorsLine, userCommands } from './user.commands.js'
+export { API_KEY_LENGTH, createUser, digestHa1, rotateApiKey } from './user.service.js'
+export { type InstallationAdmin, ensureInstallationAdmin } from './installation-admin.js'
 
 /**
  * Identity and access control: users, groups, roles, profiles, accesses; the credentials
@@ -43,6 +46,7 @@ export default definePlugin({
   provides: ['credentials', 'accessGrants'],
   entities: [ProfileEntity, UserEntity, GroupEntity, GroupMemberEntity, RoleEntity, AccessEntity],
   migrations: [init, access, watch],
+  commands: userCommands,
   register(ctx) {
     // Read by nearly every request, changed rarely: kept per process until their tables change.
     const credentials = ctx.cache<DigestCredentials | null>({ tables: ['users', 'profiles', 'platforms'] })

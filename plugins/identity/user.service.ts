@@ -41,11 +41,6 @@ export interface NewUser extends Omit<UserFields, 'username' | 'email' | 'profil
   realm: string
 }
 
-/** A mistake in what an operator asked the CLI for (printed as one line, exit code 1). */
-export class UserInputError extends Error {
-  override name = 'UserInputError'
-}
-
 /** The view of a user entity loaded with its platform and profile (for the write answers). */
 export function userView(user: User): UserView {
   return {

@@ -7,18 +7,21 @@ import { PLATFORM_KIND } from './platform.lookup.js'
 import { platformQueries } from './platform.queries.js'
 import { platformRoutes } from './platform.routes.js'
 import './platform.events.js'
+import { platformCommands } from './platform.commands.js'
 
 export { type Platform, PlatformEntity } from './platform.entity.js'
 export type { PlatformStats } from './platform.events.js'
 export { type PlatformView, platformQueries } from './platform.queries.js'
 export { PLATFORM_KIND, platformFromPath } from './platform.lookup.js'
-export { createPlatform, deletePlatform, lockPlatform, type PlatformInput } from './platform.service.js'
+export { type PlatformSummary, platformCommands } from './platform.commands.js'
+export { createPlatform, deletePlatform, lockPlatform, namedPlatform, type PlatformInput } from './platform.service.js'
 
 /** Platforms: the tenants. `GET/POST /platforms`, `GET/PUT/DELETE /platform/<slug>`. */
 export default definePlugin({
   name: 'platforms',
   entities: [PlatformEntity],
   migrations: [init, timestamps, watch],
+  commands: platformCommands,
   register(ctx) {
     ctx.authz.registerKind({
       kind: PLATFORM_KIND,

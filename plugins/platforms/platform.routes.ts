@@ -1,38 +1,15 @@
-import {
-  type Emit,
-  type FieldReader,
-  forbidden,
-  type HttpContext,
-  isInstanceAdmin,
-  reply,
-  type Router,
-  type TimestampDialect,
-} from '../../src/kernel/index.js'
+import { type Emit, forbidden, type HttpContext, isInstanceAdmin, reply, type Router } from '../../src/kernel/index.js'
 import { type Platform, PlatformEntity } from './platform.entity.js'
 import { platformFromPath } from './platform.lookup.js'
 import { type PlatformView, platformQueries } from './platform.queries.js'
-import { createPlatform, deletePlatform, platformStats } from './platform.service.js'
+import {
+  createPlatform,
+  deletePlatform,
+  platformStats,
+  readPlatformFields,
+  updatePlatform,
+} from './platform.service.js'
 import { platformInfoXml, platformListXml } from './platform.xml.js'
-
-interface PlatformFields {
-  name?: string
-  maxUsers?: number
-  maxSpace?: number
-  /** null: back to the installation's dialect (the field sent empty). */
-  timestamps?: TimestampDialect | null
-}
-
-function readFields(v: FieldReader): PlatformFields {
-  const name = v.string('name', { required: true, max: 255 }) ?? undefined
-  // The column is a 32-bit integer: larger counts would fail in the database (500 on PostgreSQL).
-  const maxUsers = v.integer('max_users', { required: true, max: 2_147_483_647 }) ?? undefined
-  const maxSpace = v.integer('max_space', { required: true }) ?? undefined
-  const timestamps = v.oneOf('timestamps', TIMESTAMP_DIALECTS)
-  v.done()
-  return { name, maxUsers, maxSpace, timestamps }
-}
-
-const TIMESTAMP_DIALECTS = ['iso8601', 'unix'] as const
 
 async function info(c: HttpContext, emit: Emit, platform: PlatformView, status: number) {
   const stats = await platformStats(emit, c.reader, platform)
@@ -63,7 +40,7 @@ export function platformRoutes(r: Router, emit: Emit): void {
     '/platforms',
     async (c) => {
       c.authz.requireInstanceAdmin(c.principal)
-      const input = readFields(c.fields(await c.form(), 'create'))
+      const input = readPlatformFields(c.fields(await c.form(), 'create'))
       const platform = await createPlatform(emit, c.em, input as Required<typeof input>)
       return info(c, emit, platform, 201)
     },
@@ -79,16 +56,12 @@ export function platformRoutes(r: Router, emit: Emit): void {
     '/platform/:platform',
     async (c) => {
       const platform = await platformEntity(c, 'platform.edit')
-      const changes = readFields(c.fields(await c.form(), 'update'))
+      const changes = readPlatformFields(c.fields(await c.form(), 'update'))
       // Quotas bound what a tenant may consume: only installation administrators change them.
       if ((changes.maxUsers !== undefined || changes.maxSpace !== undefined) && !isInstanceAdmin(c.principal)) {
         throw forbidden('Only installation administrators change max_users and max_space.')
       }
-      if (changes.name !== undefined) platform.name = changes.name
-      if (changes.maxUsers !== undefined) platform.maxUsers = changes.maxUsers
-      if (changes.maxSpace !== undefined) platform.maxSpace = changes.maxSpace
-      if (changes.timestamps !== undefined) platform.timestamps = changes.timestamps
-      await c.em.flush()
+      await updatePlatform(c.em, platform, changes)
       return info(c, emit, platform, 200)
     },
     { permission: 'platform.edit on the platform; changing max_users or max_space: installation administrator' },

@@ -2,7 +2,9 @@ import { LockMode } from '@mikro-orm/core'
 import {
   type EntityManager,
   type Emit,
+  type FieldReader,
   type Reader,
+  UserError,
   freeSlug,
   notFound,
   retryOnConflict,
@@ -11,7 +13,7 @@ import {
 } from '../../src/kernel/index.js'
 import { type Platform, PlatformEntity } from './platform.entity.js'
 import type { PlatformStats } from './platform.events.js'
-import type { PlatformView } from './platform.queries.js'
+import { type PlatformView, platformQueries } from './platform.queries.js'
 
 /**
  * The platform row, locked until the transaction ends (PostgreSQL `select ... for update`;
@@ -30,6 +32,51 @@ export interface PlatformInput {
   maxSpace: number
   /** The platform's own date-time dialect; absent or null: the installation's. */
   timestamps?: TimestampDialect | null
+}
+
+/** A platform's fields, as `POST /platforms` and `PUT /platform/<slug>` (and the CLI) send them. */
+export interface PlatformFields {
+  name?: string
+  maxUsers?: number
+  maxSpace?: number
+  /** null: back to the installation's dialect (the field sent empty). */
+  timestamps?: TimestampDialect | null
+}
+
+const TIMESTAMP_DIALECTS = ['iso8601', 'unix'] as const
+
+/**
+ * Reads and checks a platform's fields (412 naming every refused one), for the API and
+ * `mediactl platform create|update` alike: the one place their rules are written.
+ */
+export function readPlatformFields(v: FieldReader): PlatformFields {
+  const name = v.string('name', { required: true, max: 255 }) ?? undefined
+  // The column is a 32-bit integer: larger counts would fail in the database (500 on PostgreSQL).
+  const maxUsers = v.integer('max_users', { required: true, max: 2_147_483_647 }) ?? undefined
+  const maxSpace = v.integer('max_space', { required: true }) ?? undefined
+  const timestamps = v.oneOf('timestamps', TIMESTAMP_DIALECTS)
+  v.done()
+  return { name, maxUsers, maxSpace, timestamps }
+}
+
+/** The platform of `slug`, or a UserError saying how to find one (the CLI names platforms by slug). */
+export async function namedPlatform(reader: Reader, slug: string): Promise<PlatformView> {
+  const platform = await platformQueries.bySlug(reader, slug)
+  if (!platform) {
+    throw new UserError(`no platform "${slug}"`, {
+      hint: 'list them with GET /platforms or create one with "mediactl platform create"',
+    })
+  }
+  return platform
+}
+
+/** Applies checked changes (undefined: unchanged) to a platform. */
+export async function updatePlatform(em: EntityManager, platform: Platform, changes: PlatformFields): Promise<void> {
+  if (changes.name !== undefined) platform.name = changes.name
+  if (changes.maxUsers !== undefined) platform.maxUsers = changes.maxUsers
+  if (changes.maxSpace !== undefined) platform.maxSpace = changes.maxSpace
+  if (changes.timestamps !== undefined) platform.timestamps = changes.timestamps
+  await em.flush()
 }
 
 /** Creates a platform and lets plugins seed its defaults, in one transaction. */

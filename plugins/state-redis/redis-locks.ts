@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import type { AcquireOptions, LockLease, LocksPort } from '../../src/kernel/index.js'
+import { type AcquireOptions, type LockLease, LockWaiters, type LocksPort } from '../../src/kernel/index.js'
 
 // Only the holder (its token) may renew or release; a lock that expired and was taken by
 // another holder is left alone.
@@ -17,10 +17,11 @@ const RETRY_MS = 200
  * waiter takes the lock at once instead of at its next retry.
  */
 export class RedisLocks implements LocksPort {
+  readonly scope = 'installation'
   /** `onReleaseRequested` of the locks held by this process, by full key. */
   private readonly held = new Map<string, () => void>()
   /** Waiters of this process to wake when a lock is released, by full key. */
-  private readonly waiters = new Map<string, Set<() => void>>()
+  private readonly waiters = new LockWaiters()
 
   constructor(
     private readonly redis: Redis,
@@ -37,7 +38,7 @@ export class RedisLocks implements LocksPort {
   open(onError: (error: Error) => void): void {
     this.subscriber.on('pmessage', (_pattern: string, channel: string, key: string) => {
       if (channel === this.channel('request')) this.held.get(key)?.()
-      if (channel === this.channel('released')) for (const wake of this.waiters.get(key) ?? []) wake()
+      if (channel === this.channel('released')) this.waiters.wake(key)
     })
     const subscribe = (): void => void this.subscriber.psubscribe(`${this.prefix}lock-*`).catch(onError)
     this.subscriber.on('ready', subscribe)
@@ -59,27 +60,9 @@ export class RedisLocks implements LocksPort {
         await this.redis.publish(this.channel('request'), fullKey)
         asked = true
       }
-      await this.wait(fullKey, options.signal)
+      await this.waiters.wait(fullKey, RETRY_MS, options.signal)
     }
     return null
-  }
-
-  /** Until the lock is released (message), RETRY_MS passes, or the signal aborts. */
-  private wait(fullKey: string, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const wakers = this.waiters.get(fullKey) ?? new Set()
-      this.waiters.set(fullKey, wakers)
-      const done = (): void => {
-        clearTimeout(timer)
-        signal.removeEventListener('abort', done)
-        wakers.delete(done)
-        if (wakers.size === 0) this.waiters.delete(fullKey)
-        resolve()
-      }
-      const timer = setTimeout(done, RETRY_MS)
-      signal.addEventListener('abort', done)
-      wakers.add(done)
-    })
   }
 
   private lease(fullKey: string, token: string, ttl: number, options: AcquireOptions): LockLease {

@@ -12,6 +12,7 @@ return 1`
 
 /** Nonce counts shared by every serving process through Redis, expiring with the nonce. */
 export class RedisNonceCounter implements NonceCounterPort {
+  readonly scope = 'installation'
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,

@@ -1,4 +1,4 @@
-import { definePlugin, serviceKey } from '../../src/kernel/index.js'
+import { definePlugin } from '../../src/kernel/index.js'
 import '../identity/index.js'
 import '../files/index.js'
 import '../resources/index.js'
@@ -10,10 +10,12 @@ import { listenForWebhooks } from './webhook.listeners.js'
 import { WebhookMessageEntity } from './webhook-message.entity.js'
 import { WebhookMetrics } from './webhook.metrics.js'
 import { type WebhookNetwork, systemNetwork } from './webhook-network.js'
+import { webhookCommands } from './webhooks.commands.js'
+import { WEBHOOKS_NETWORK, WEBHOOKS_URL_POLICY } from './webhooks.keys.js'
 import type { Publisher } from './webhook-publish.service.js'
 import { webhookQueries } from './webhook.queries.js'
 import { webhookRoutes } from './webhook.routes.js'
-import { purgeDeliveries } from './webhook.service.js'
+import { type UrlPolicy, purgeDeliveries } from './webhook.service.js'
 import { webhooksConfigSchema } from './webhooks.config.js'
 
 export { WEBHOOK_EVENTS, type WebhookEventType } from './webhook-events.js'
@@ -21,14 +23,10 @@ export type { WebhookNetwork } from './webhook-network.js'
 export { type WebhookView, webhookQueries } from './webhook.queries.js'
 export { checkWebhookUrl } from './webhook-address.js'
 export { readWebhookFields, type WebhookInput } from './webhook.fields.js'
-export { type UrlPolicy, checkUrlField, createWebhook, deleteWebhook } from './webhook.service.js'
+export { type UrlPolicy, checkUrlField, createWebhook, deleteWebhook, readCheckedWebhook } from './webhook.service.js'
 export { type WebhooksConfig, webhooksConfigSchema } from './webhooks.config.js'
-
-/**
- * How this process reaches receivers: name resolution and connections. One object, read at
- * every delivery and URL check, so tests swap its members for a loopback-only network.
- */
-export const WEBHOOKS_NETWORK = serviceKey<WebhookNetwork>('webhooks.network')
+export { type CreatedWebhook, type WebhookSummary, webhookCommands } from './webhooks.commands.js'
+export { WEBHOOKS_NETWORK, WEBHOOKS_URL_POLICY } from './webhooks.keys.js'
 
 /**
  * Signed webhooks, an extension of the contract (docs/webhooks.md): a platform's administrators
@@ -43,10 +41,13 @@ export default definePlugin({
   config: webhooksConfigSchema,
   entities: [WebhookEntity, WebhookMessageEntity, WebhookDeliveryEntity],
   migrations: [init],
+  commands: webhookCommands,
   register(ctx) {
     const config = ctx.config
     const network: WebhookNetwork = { ...systemNetwork }
     ctx.expose(WEBHOOKS_NETWORK, network)
+    const policy: UrlPolicy = { config, network }
+    ctx.expose(WEBHOOKS_URL_POLICY, policy)
     const metrics = new WebhookMetrics(ctx.metrics)
     const subscriptions = ctx.cache<{ id: number; events: string[] }[]>({ tables: ['webhooks'] })
     const publisher: Publisher = {
@@ -70,9 +71,7 @@ export default definePlugin({
       publisher,
       progressInterval: config.progress_interval,
     })
-    ctx.routes((r) =>
-      webhookRoutes(r, { policy: { config, network }, secretOverlap: config.secret_overlap, publisher }),
-    )
+    ctx.routes((r) => webhookRoutes(r, { policy, secretOverlap: config.secret_overlap, publisher }))
     ctx.on('maintenance.purge', async ({ now, report }) => {
       report['webhook events'] = await purgeDeliveries(
         ctx.em(),

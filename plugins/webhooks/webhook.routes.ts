@@ -1,15 +1,14 @@
 import { HttpError, type HttpContext, type Router, notFound, reply, transaction } from '../../src/kernel/index.js'
 import { platformFromPath } from '../platforms/index.js'
 import { WebhookMessageEntity } from './webhook-message.entity.js'
-import { readWebhookFields } from './webhook.fields.js'
 import { MANAGES, PUBLIC_ID, webhookFromPath } from './webhook.lookup.js'
 import { type Publisher, publish } from './webhook-publish.service.js'
 import { webhookQueries } from './webhook.queries.js'
 import {
   type UrlPolicy,
-  checkUrlField,
   createWebhook,
   deleteWebhook,
+  readCheckedWebhook,
   rotateSecret,
   updateWebhook,
 } from './webhook.service.js'
@@ -62,10 +61,7 @@ export function webhookRoutes(r: Router, deps: WebhookRouteDeps): void {
     '/platform/:platform/webhooks',
     async (c) => {
       const platform = await platformFromPath(c, MANAGES)
-      const v = c.fields(await c.form(), 'create')
-      const input = readWebhookFields(v)
-      await checkUrlField(v, input.url, deps.policy)
-      v.done()
+      const input = await readCheckedWebhook(c.fields(await c.form(), 'create'), deps.policy)
       const { id, secret } = await createWebhook(c.em, platform.id, {
         ...input,
         url: input.url!,
@@ -82,10 +78,7 @@ export function webhookRoutes(r: Router, deps: WebhookRouteDeps): void {
     '/webhook/:webhook',
     async (c) => {
       const webhook = await webhookFromPath(c)
-      const v = c.fields(await c.form(), 'update')
-      const input = readWebhookFields(v)
-      await checkUrlField(v, input.url, deps.policy)
-      v.done()
+      const input = await readCheckedWebhook(c.fields(await c.form(), 'update'), deps.policy)
       await updateWebhook(c.em, webhook.id, input)
       return info(c, webhook.id, 200)
     },

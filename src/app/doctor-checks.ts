@@ -2,8 +2,8 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { Readable } from 'node:stream'
 import { binaryVersion, findMediaBinary } from '../shared/binaries.js'
-import { type Config, type Kernel, instancePaths, pluginConfig, readSecret } from '../kernel/index.js'
-import { type EncoderConfig, encoderConfigSchema } from '../../plugins/encoder-ffmpeg/index.js'
+import { type Config, type Kernel, instancePaths, readSecret } from '../kernel/index.js'
+import { INSTALLATION } from '../catalog.js'
 
 /** `ok` passes; `warn` is worth a look but passes; `fail` makes doctor exit 1; `skip` could not run. */
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip'
@@ -62,12 +62,9 @@ export function mediaBinaryCheck(name: 'ffmpeg' | 'ffprobe'): Outcome {
 }
 
 /** The flavor names videos and sounds get: clients of the original service look for flavors by name. */
-export function flavorCheck(config: Config): Outcome | undefined {
+export async function flavorCheck(config: Config): Promise<Outcome | undefined> {
   if (!config.plugins.includes('encoder-ffmpeg')) return undefined
-  const encoder: EncoderConfig = pluginConfig(config, 'encoder-ffmpeg', encoderConfigSchema)
-  const video = encoder.video.ladder.map((rung) => `${rung.name} (${rung.width}x${rung.height})`).join(', ')
-  const audio = encoder.audio.flavors.map((flavor) => flavor.name).join(', ')
-  return passed(`video ${video}, ladder ${encoder.video.ladder_preset}; audio ${audio}`)
+  return passed(await INSTALLATION.flavors(config))
 }
 
 /** The public base URL: every href clients receive starts with it. */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import {
   type Config,
   ConfigError,
@@ -5,6 +6,7 @@ import {
   type LoadConfigOptions,
   databaseTarget,
   redactUrl,
+  statePerProcess,
 } from '../kernel/index.js'
 import { createLogger } from '../kernel/log.js'
 import { bootKernel, checkConfig } from './boot.js'
@@ -23,6 +25,7 @@ import {
   storageBackendCheck,
 } from './doctor-checks.js'
 import { runtimeCheck } from './runtime-check.js'
+import { httpProcesses } from './serve-cluster.js'
 
 export type { Check, CheckStatus } from './doctor-checks.js'
 
@@ -68,7 +71,30 @@ function listed(names: string[]): string {
 function backendsOf(config: Config): string {
   const named = (prefix: string, none: string): string =>
     config.plugins.find((p) => p.startsWith(prefix))?.slice(prefix.length) ?? none
-  return `queue ${named('queue-', 'none')}, storage ${named('storage-', 'none')}, state ${named('state-', 'memory')}`
+  return `queue ${named('queue-', 'none')}, storage ${named('storage-', 'none')}, state ${named('state-', config.state ?? 'database')}`
+}
+
+/**
+ * Where Digest nonce counts and upload locks are kept, whether every HTTP process `serve` would
+ * start sees them, and (kept in the database or Redis) that a count can be recorded there.
+ */
+async function sharedStateCheck(kernel: Kernel): Promise<Outcome> {
+  const { ports } = kernel.services
+  const processes = httpProcesses(kernel.config)
+  const served = `${processes} HTTP process${processes > 1 ? 'es' : ''}`
+  const where = kernel.config.plugins.includes('state-redis') ? 'redis' : (kernel.config.state ?? 'database')
+  if (statePerProcess(ports).length) {
+    if (processes > 1) {
+      return failed(
+        `${where}: kept in each process, and serve would start ${served}: it refuses to`,
+        'remove "state: memory" (MEDIACTL_STATE) to keep them in the database, or set http.processes: 1',
+      )
+    }
+    return passed(`${where}: kept in this one process (${served})`)
+  }
+  // In the database, a count nobody else uses, recorded as a request's would be: its tables exist (Redis has a line of its own).
+  if (where === 'database') await ports.get('nonceCounter').advance(`doctor-${randomBytes(8).toString('hex')}`, 1, 1)
+  return passed(`${where}: seen by every process (${served})`)
 }
 
 /**
@@ -108,7 +134,7 @@ export async function doctor(options: DoctorOptions = {}): Promise<Check[]> {
   if (config.plugins.includes('encoder-ffmpeg')) {
     add('ffmpeg', mediaBinaryCheck('ffmpeg'))
     add('ffprobe', mediaBinaryCheck('ffprobe'))
-    const flavors = flavorCheck(config)
+    const flavors = await flavorCheck(config)
     if (flavors) add('flavors', flavors)
   }
 
@@ -180,6 +206,16 @@ async function kernelChecks(
       const at = name.startsWith('redis') && kernel.config.redis_url ? ` at ${redactUrl(kernel.config.redis_url)}` : ''
       add(name, failed(`no answer${at}: ${messageOf(error)}`, dependencyFix(name)))
     }
+  }
+  if (database) {
+    add(
+      'shared state',
+      await within(timeoutMs, sharedStateCheck(kernel)).catch((error: unknown) =>
+        failed(messageOf(error), 'check the database (or Redis) answers and "mediactl migrate" ran'),
+      ),
+    )
+  } else {
+    add('shared state', skipped('needs the database'))
   }
   add(
     'storage',

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, relative as relativePath } from 'node:path'
 import {
-  HttpError,
   type LoadConfigOptions,
   configFilePath,
   createDatabase,
@@ -9,16 +8,12 @@ import {
   ensureKeyPair,
   ensureSecret,
   instancePaths,
-  isInstanceAdmin,
   loadConfig,
   redactUrl,
 } from '../kernel/index.js'
-import { UserEntity, UserInputError, createUser } from '../../plugins/identity/index.js'
-import { fieldErrorsLine } from './field-errors.js'
-import { type Platform, PlatformEntity, createPlatform } from '../../plugins/platforms/index.js'
-import { bootKernel, checkConfig } from './boot.js'
+import { INSTALLATION } from '../catalog.js'
+import { checkConfig, withKernel } from './boot.js'
 import { configTemplate } from './config-template.js'
-import { createLogger } from '../kernel/log.js'
 
 export interface InitOptions extends LoadConfigOptions {
   adminUsername: string
@@ -87,42 +82,21 @@ export async function initInstance(options: InitOptions): Promise<InitResult> {
   if (options.createDatabase && target.dialect === 'postgresql' && (await createDatabase(target.location))) {
     step(`created the database ${redactUrl(target.location)}`)
   }
-  const kernel = await bootKernel({ ...options, file, logger: createLogger('warn', 2) })
-  try {
+  return withKernel({ ...options, file, pending: 'allow' }, async (kernel) => {
     const applied = await kernel.migrator.up((m) => say(`migrating: ${m.name}`))
     if (applied.length) step(`applied ${applied.length} migration(s)`)
     await kernel.seed()
 
-    const em = kernel.em()
-    const users = await em.find(UserEntity, {}, { populate: ['profile'] })
-    const hasAdmin = users.some((u) =>
-      isInstanceAdmin({ id: u.id, username: u.username, platformId: 0, flags: new Set(u.profile.permissions) }),
-    )
-    let admin: InitResult['admin']
-    if (!hasAdmin) {
-      let platform: Platform | undefined = (await em.find(PlatformEntity, {}, { orderBy: { id: 'asc' }, limit: 1 }))[0]
-      if (!platform) {
-        platform = await createPlatform(kernel.emit, em, { name: options.platformName, maxUsers: 0, maxSpace: 0 })
-        step(`created the platform "${platform.name}" (${platform.slug})`)
-      }
-      const created = await createUser(em, {
-        platform,
-        username: options.adminUsername,
-        email: options.adminEmail,
-        password: options.adminPassword,
-        admin: true,
-        realm: config.auth.realm,
-      }).catch((error: unknown) => {
-        if (error instanceof HttpError && error.status === 412) {
-          throw new UserInputError(
-            `cannot create the administrator: ${fieldErrorsLine(error, { username: options.adminUsername, email: options.adminEmail })}`,
-          )
-        }
-        throw error
-      })
-      admin = { username: created.user.username, apiKey: created.apiKey, platform: platform.slug }
-      step(`created the installation administrator "${created.user.username}"`)
-    }
+    const made = await INSTALLATION.ensureAdmin(kernel.em(), kernel.emit, {
+      platformName: options.platformName,
+      username: options.adminUsername,
+      email: options.adminEmail,
+      password: options.adminPassword,
+      realm: config.auth.realm,
+    })
+    if (made.madePlatform) step(`created the platform "${made.madePlatform.name}" (${made.madePlatform.slug})`)
+    if (made.admin) step(`created the installation administrator "${made.admin.username}"`)
+    const admin: InitResult['admin'] = made.admin
     return {
       changed: steps.length > 0,
       steps,
@@ -132,7 +106,5 @@ export async function initInstance(options: InitOptions): Promise<InitResult> {
       publicKeyFile: instancePaths(config.data_dir).publicKey,
       admin,
     }
-  } finally {
-    await kernel.close()
-  }
+  })
 }

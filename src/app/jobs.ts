@@ -1,5 +1,5 @@
-import { type JobRecord, type JobState, type Jobs, type Kernel, createLogger } from '../kernel/index.js'
-import { type BootRequest, bootMigratedKernel } from './boot.js'
+import { type JobRecord, type JobState, type Jobs, type Kernel, UserError } from '../kernel/index.js'
+import { type BootRequest, withKernel } from './boot.js'
 
 /** A job as `mediactl jobs` prints it with `--json`. */
 export interface JobView {
@@ -53,15 +53,12 @@ export function jobView(job: JobRecord): JobView {
 }
 
 async function withJobs<T>(options: BootRequest, work: (jobs: Jobs, kernel: Kernel) => Promise<T>): Promise<T> {
-  const kernel = await bootMigratedKernel({ logger: createLogger('warn', 2), ...options })
-  try {
+  return withKernel(options, async (kernel) => {
     if (!kernel.services.ports.has('queue')) {
-      throw new Error('no queue backend is enabled: add queue-inline (or queue-bullmq) to the "plugins" config key')
+      throw new UserError('no queue backend is enabled: add queue-inline (or queue-bullmq) to the "plugins" config key')
     }
-    return await work(kernel.jobs, kernel)
-  } finally {
-    await kernel.close()
-  }
+    return work(kernel.jobs, kernel)
+  })
 }
 
 /** The jobs, newest first, optionally of one state or one file. */
@@ -75,7 +72,7 @@ export function listJobs(options: ListJobsOptions): Promise<JobView[]> {
 async function named(jobs: Jobs, target: string, prefer: (job: JobRecord) => boolean): Promise<JobRecord> {
   const job = await jobs.find(target, prefer)
   if (!job)
-    throw new Error(`no job of a file "${target}" and no job number ${target}: list them with "mediactl jobs list"`)
+    throw new UserError(`no job of a file "${target}" and no job number ${target}: list them with "mediactl jobs list"`)
   return job
 }
 
@@ -84,7 +81,7 @@ export function retryJob(options: JobActionOptions): Promise<JobView> {
   return withJobs(options, async (jobs) => {
     const job = await named(jobs, options.target, (j) => j.state === 'failed' || j.state === 'cancelled')
     const retried = await jobs.retry(job.id)
-    if (!retried) throw new Error(`job ${job.id} is gone: list them with "mediactl jobs list"`)
+    if (!retried) throw new UserError(`job ${job.id} is gone: list them with "mediactl jobs list"`)
     return jobView(retried)
   })
 }
@@ -94,7 +91,7 @@ export function cancelJob(options: JobActionOptions): Promise<JobView> {
   return withJobs(options, async (jobs) => {
     const job = await named(jobs, options.target, (j) => j.state === 'waiting' || j.state === 'running')
     const cancelled = await jobs.cancel(job.id)
-    if (!cancelled) throw new Error(`job ${job.id} is gone: list them with "mediactl jobs list"`)
+    if (!cancelled) throw new UserError(`job ${job.id} is gone: list them with "mediactl jobs list"`)
     return jobView(cancelled)
   })
 }

@@ -17,3 +17,23 @@ export function guardProcess(log: Logger, exit: (code: number) => void = (code) 
   process.on('uncaughtException', fatal('uncaughtException'))
   process.on('unhandledRejection', fatal('unhandledRejection'))
 }
+
+/**
+ * The one signal handler of a long-running process (`serve`, its HTTP processes, `worker`):
+ * the first SIGTERM or SIGINT logs `stopping` and runs `stop` (a graceful stop); a second one
+ * of either is ignored while it runs, rather than killing the process mid-way. Resolves once
+ * `stop` is done. Install it before announcing readiness: whoever waits for that line may
+ * signal at once.
+ */
+export function stopOnSignal(stop: () => Promise<void>, log?: Pick<Logger, 'info'>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let stopping: Promise<void> | undefined
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (stopping) return
+      log?.info({ signal }, 'stopping')
+      stopping = stop().then(resolve, reject)
+    }
+    process.on('SIGTERM', onSignal)
+    process.on('SIGINT', onSignal)
+  })
+}

@@ -1,5 +1,4 @@
-import { createLogger } from '../kernel/log.js'
-import { type BootRequest, bootMigratedKernel } from './boot.js'
+import { type BootRequest, withKernel } from './boot.js'
 
 export interface PurgeResult {
   /** What each plugin removed, by name (expired uploads, stored objects of deleted files, ...). */
@@ -7,13 +6,10 @@ export interface PurgeResult {
 }
 
 /** Removes what abandoned work left behind, once, now (the `maintenance.purge` event). */
-export async function purgeCommand(options: BootRequest): Promise<PurgeResult> {
-  const kernel = await bootMigratedKernel({ logger: createLogger('warn', 2), ...options })
-  try {
+export function purgeCommand(options: BootRequest): Promise<PurgeResult> {
+  return withKernel(options, async (kernel) => {
     const report: Record<string, number> = {}
     await kernel.services.events.emit('maintenance.purge', { now: new Date(), report })
     return { removed: report }
-  } finally {
-    await kernel.close()
-  }
+  })
 }

@@ -8,8 +8,10 @@ import {
   createLogger,
   databaseTarget,
   listenMetrics,
+  UserError,
+  statePerProcess,
 } from '../kernel/index.js'
-import { bootKernel } from './boot.js'
+import { readConfig, requireSecret, withKernel } from './boot.js'
 import { type InitResult, initInstance } from './init.js'
 import { type ServeOptions, migrateAtStart } from './serve.js'
 
@@ -21,6 +23,23 @@ interface ServingMessage {
   type: 'mediactl:serving'
   url: string
   publicUrl: string
+}
+
+/**
+ * Several HTTP processes on adapters that keep Digest nonce counts and upload locks in each
+ * process's memory: a request replayed against another process would be accepted. Refused
+ * before any process starts (fail closed).
+ */
+export class StatePerProcessError extends UserError {
+  override name = 'StatePerProcessError'
+  constructor(processes: number) {
+    super(
+      `state: memory keeps Digest nonce counts and upload locks in each process, so with ${processes} HTTP processes a replayed request would be accepted by another one`,
+      {
+        hint: 'remove "state: memory" (MEDIACTL_STATE) to keep them in the database, set state: redis, or serve with one process (http.processes: 1, serve --processes 1)',
+      },
+    )
+  }
 }
 
 /** `http.processes`, or for 0 one process on SQLite (one writer at a time) and one per CPU core on PostgreSQL. */
@@ -73,20 +92,13 @@ const STABLE_MS = 60_000
  */
 export async function serveCluster(options: ClusterOptions): Promise<ClusterServing> {
   const initialized = options.init ? await initInstance({ ...options, ...options.init }) : undefined
-  const kernel = await bootKernel(options)
-  const { config } = kernel
+  requireSecret(options)
+  const config = readConfig(options)
   const log: Logger = options.logger ?? createLogger(config.log_level)
-  try {
+  await withKernel({ ...options, logger: log, pending: 'allow' }, async (kernel) => {
     await migrateAtStart(kernel, options, log)
-    if (!kernel.services.ports.has('nonceCounter')) {
-      log.warn(
-        { processes: options.processes },
-        'each HTTP process counts Digest nonce uses in its own memory: a captured request could be replayed once on each other process within auth.nonce_ttl; enable state-redis to share the counts',
-      )
-    }
-  } finally {
-    await kernel.close()
-  }
+    if (statePerProcess(kernel.services.ports).length) throw new StatePerProcessError(options.processes)
+  })
 
   const workers = new Map<number, Worker>()
   let stopping = false
@@ -106,7 +118,7 @@ export async function serveCluster(options: ClusterOptions): Promise<ClusterServ
       }
       const onExit = (code: number | null, signal: string | null): void => {
         worker.off('message', onMessage)
-        reject(new Error(`an HTTP process exited (${signal ?? `code ${code}`}) before serving: its error is above`))
+        reject(new UserError(`an HTTP process exited (${signal ?? `code ${code}`}) before serving: its error is above`))
       }
       worker.on('message', onMessage)
       worker.once('exit', onExit)

@@ -1,8 +1,8 @@
-import { type Kernel, type Listening, type Logger } from '../kernel/index.js'
-import { type BootRequest, bootKernel } from './boot.js'
+import { type Kernel, type Listening, type Logger, UserError } from '../kernel/index.js'
+import { type BootRequest, requireSecret, withKernel } from './boot.js'
 import { type InitOptions, type InitResult, initInstance } from './init.js'
 
-export class PendingMigrationsError extends Error {
+export class PendingMigrationsError extends UserError {
   override name = 'PendingMigrationsError'
 }
 
@@ -55,8 +55,8 @@ export async function migrateAtStart(
  */
 export async function serve(options: ServeOptions): Promise<Serving> {
   const initialized = options.init ? await initInstance({ ...options, ...options.init }) : undefined
-  const kernel = await bootKernel(options)
-  try {
+  requireSecret(options)
+  return withKernel({ ...options, pending: 'allow', keepOpen: true }, async (kernel) => {
     await migrateAtStart(kernel, options, kernel.log)
     const listening = await kernel.listen(options.port, options.host)
     if (options.httpProcess) kernel.shareMetrics()
@@ -66,8 +66,5 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     const consume = ports.has('queue') && ports.get('queue').consumesInServe && (options.httpProcess ?? 1) === 1
     const jobs = (await kernel.startJobs({ consume })) && consume
     return { ...listening, kernel, initialized, jobs, stop: () => kernel.close() }
-  } catch (error) {
-    await kernel.close()
-    throw error
-  }
+  })
 }

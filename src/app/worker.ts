@@ -1,5 +1,5 @@
-import { type Kernel, jobConcurrency } from '../kernel/index.js'
-import { type BootRequest, bootKernel } from './boot.js'
+import { type Kernel, UserError, jobConcurrency } from '../kernel/index.js'
+import { type BootRequest, withKernel } from './boot.js'
 import { PendingMigrationsError } from './serve.js'
 
 export interface WorkOptions extends BootRequest {
@@ -25,10 +25,9 @@ export interface Working {
  */
 export async function work(options: WorkOptions): Promise<Working> {
   if (options.concurrency !== undefined && (!Number.isInteger(options.concurrency) || options.concurrency < 1)) {
-    throw new Error('concurrency is an integer of at least 1')
+    throw new UserError('concurrency is an integer of at least 1')
   }
-  const kernel = await bootKernel(options)
-  try {
+  return withKernel({ ...options, pending: 'allow', keepOpen: true }, async (kernel) => {
     const pending = await kernel.pendingMigrations()
     if (pending.length) {
       throw new PendingMigrationsError(
@@ -37,9 +36,9 @@ export async function work(options: WorkOptions): Promise<Working> {
     }
     const { ports } = kernel.services
     if (!ports.has('queue')) {
-      throw new Error('no queue backend is enabled: add queue-bullmq (or queue-inline) to the "plugins" config key')
+      throw new UserError('no queue backend is enabled: add queue-bullmq (or queue-inline) to the "plugins" config key')
     }
-    if (!kernel.jobTypes.size) throw new Error('no enabled plugin declares jobs: there is nothing to run')
+    if (!kernel.jobTypes.size) throw new UserError('no enabled plugin declares jobs: there is nothing to run')
     const concurrency = options.concurrency ?? jobConcurrency(kernel.config.jobs.concurrency)
     await kernel.serveMetrics()
     await kernel.startJobs({ concurrency })
@@ -49,8 +48,5 @@ export async function work(options: WorkOptions): Promise<Working> {
       concurrency,
       stop: () => kernel.close(),
     }
-  } catch (error) {
-    await kernel.close()
-    throw error
-  }
+  })
 }

@@ -1,9 +1,20 @@
 import { Command, Flags, type Interfaces } from '@oclif/core'
-import type { LoadConfigOptions } from '../kernel/index.js'
+import { HttpError, type LoadConfigOptions, UserError } from '../kernel/index.js'
 
 /**
- * Shared by every command: `--config`, `--json` (prints the result as JSON), and errors
- * turned into one clear line with exit code 1 instead of a stack trace.
+ * A user's mistake as the CLI reports it: a UserError, or the refusal (4xx) of a service a
+ * command called, which names the fields the API names.
+ */
+export function userMistake(error: unknown): UserError | undefined {
+  if (error instanceof UserError) return error
+  if (error instanceof HttpError && error.status < 500) return new UserError(error.message, { fields: error.fields })
+  return undefined
+}
+
+/**
+ * Shared by every command: `--config`, `--json` (prints the result as JSON), and errors: a
+ * user's mistake (UserError) as one line saying what to do, anything else with its stack
+ * (a bug or an outage, for a bug report); both exit 1.
  */
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
@@ -43,14 +54,31 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (!this.jsonEnabled()) process.stderr.write(`  ${message}\n`)
   }
 
-  protected override async catch(error: Error & { exitCode?: number; oclif?: unknown }): Promise<unknown> {
+  protected override async catch(
+    error: Error & { exitCode?: number; oclif?: unknown; requestId?: string },
+  ): Promise<unknown> {
+    // Usage errors (unknown flag, missing argument): oclif's own message and exit code 2.
     if (error.oclif) return super.catch(error)
-    if (this.jsonEnabled()) {
-      this.logJson({ error: error.message })
-      this.exit(1)
+    const mistake = userMistake(error)
+    if (mistake) {
+      const fields = Object.keys(mistake.fields).length ? { fields: mistake.fields } : {}
+      if (this.jsonEnabled()) {
+        this.logJson({ error: mistake.message, ...fields })
+      } else {
+        this.logToStderr(`mediactl: ${mistake.message}`)
+        if (process.env.MEDIACTL_DEBUG) this.logToStderr(error.stack ?? '')
+      }
+      return this.exit(1)
     }
-    this.logToStderr(`mediactl: ${error.message}`)
-    if (process.env.MEDIACTL_DEBUG) this.logToStderr(error.stack ?? '')
+    // Not the user's doing: the stack (and the request id that finds it in the log) for a bug report.
+    const requestId = typeof error.requestId === 'string' ? error.requestId : undefined
+    if (this.jsonEnabled()) {
+      this.logJson({ error: error.message, internal: true, ...(requestId ? { request_id: requestId } : {}) })
+    }
+    // On stderr with --json too (logToStderr is silent then): the trace is what a bug report needs.
+    process.stderr.write(
+      `mediactl: internal error: ${error.message}${requestId ? ` (request ${requestId})` : ''}\n${error.stack ?? String(error)}\n`,
+    )
     return this.exit(1)
   }
 }

@@ -7,6 +7,7 @@ export {
   pluginConfig,
   type LoadConfigOptions,
 } from './config/load.js'
+export { UserError, type UserErrorOptions } from './errors.js'
 export { warnMovedKeys } from './config/moved-keys.js'
 export { validatePlugins, type ValidatedPlugins } from './config/validate.js'
 export { BACKENDS, type BackendRole } from './config/plugin-selection.js'
@@ -61,8 +62,16 @@ export { clusterMetrics, shareMetricsWithPrimary } from './metrics/metrics-clust
 export { listenMetrics } from './metrics/metrics-server.js'
 export {
   catalogOf,
+  defineCommand,
   definePlugin,
   resolvePlugins,
+  type CommandArg,
+  type CommandContext,
+  type CommandFlag,
+  type CommandInput,
+  type CommandOutput,
+  type FlagValues,
+  type PluginCommand,
   type PluginCatalog,
   type PluginContext,
   type PluginDefinition,
@@ -70,7 +79,7 @@ export {
 } from './plugin.js'
 export type { KernelPorts, PortName } from './ports.js'
 export type { CredentialsPort, DigestCredentials, Principal } from './ports/credentials.port.js'
-export { NONCE_COUNT_WINDOW, type NonceCounterPort } from './ports/nonce-counter.port.js'
+export { NONCE_COUNT_WINDOW, type NonceCounterPort, type StateScope } from './ports/nonce-counter.port.js'
 export { RESUMABLE_UPLOAD_ID, type ResumableUploadsPort } from './ports/resumable-uploads.port.js'
 export { checkResumableUploadId, finishedUpload, resumableUploadError } from './ports/resumable-uploads.checks.js'
 export {
@@ -97,6 +106,8 @@ export { ByteCounter } from './ports/storage.limit.js'
 export { serviceKey, type ServiceKey } from './plugin-services.js'
 export { PollLoop } from './jobs/poll-loop.js'
 export type { AcquireOptions, LockLease, LocksPort } from './ports/locks.port.js'
+export { statePerProcess } from './state/shared-state.js'
+export { LockWaiters } from './state/lock-waiters.js'
 export {
   JOB_STATES,
   LIVE_STATES,

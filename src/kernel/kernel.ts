@@ -20,7 +20,6 @@ import { JobEntity } from './jobs/job.entity.js'
 import { JobRegistry, jobConcurrency } from './jobs/job-registry.js'
 import { Jobs } from './jobs/jobs.js'
 import { JOBS_MIGRATIONS } from './jobs/migrations/index.js'
-import { MemoryNonceCounter } from './http/nonce-counter.memory.js'
 import { RouteTable } from './http/router.js'
 import { readSecret } from './instance.js'
 import { listenOn } from './http/listen.js'
@@ -35,7 +34,8 @@ import { type Logger, createLogger } from './log.js'
 import { type PluginCatalog, type PluginContext, type PluginDefinition, type Seeder } from './plugin.js'
 import { PluginServices, type ServiceKey } from './plugin-services.js'
 import { PortRegistry } from './ports.js'
-import type { NonceCounterPort } from './ports/nonce-counter.port.js'
+import { type KernelState, type SharedState, openSharedState } from './state/shared-state.js'
+import { STATE_MIGRATIONS } from './state/state-migrations.js'
 import type { KernelServices } from './services.js'
 import { type Tokens, tokensWith } from './signed-token.js'
 
@@ -89,7 +89,8 @@ export class Kernel {
   /** The metrics listener, once `serveMetrics` started it. */
   private metricsServer: Server | undefined
   private closing = false
-  private nonceCounter: MemoryNonceCounter | undefined
+  /** The kernel's nonce counts and locks, where no plugin provides them (`state`). */
+  private sharedState: SharedState | undefined
   /** Whether `startJobs` started the jobs module in this process. */
   private jobsStarted = false
   private closed: Promise<void> | undefined
@@ -170,7 +171,7 @@ export class Kernel {
     const entities = [JobEntity as EntitySchema, ...plugins.flatMap((p) => (p.entities ?? []) as EntitySchema[])]
     const orm = await openOrm(config, entities, log)
     const migrations: OwnedMigration[] = [
-      ...JOBS_MIGRATIONS.map((m) => ({ ...m, plugin: 'kernel' })),
+      ...[...JOBS_MIGRATIONS, ...STATE_MIGRATIONS].map((m) => ({ ...m, plugin: 'kernel' })),
       ...plugins.flatMap((p) => (p.migrations ?? []).map((m) => ({ ...m, plugin: p.name }))),
     ]
     const reader = openReader(databaseTarget(config), knexOf(orm))
@@ -188,6 +189,7 @@ export class Kernel {
     }
     const kernel = new Kernel(services, plugins, new Migrator(knexOf(orm), migrations))
     try {
+      kernel.provideSharedState()
       for (const plugin of plugins) {
         try {
           await plugin.register(kernel.contextFor(plugin, slices.get(plugin.name)) as never)
@@ -209,6 +211,22 @@ export class Kernel {
       throw error
     }
     return kernel
+  }
+
+  /**
+   * Nonce counts and locks: the kernel's own (`state: database` by default, or `memory`) for each
+   * of the two ports no enabled plugin declares in its `provides` (state-redis declares both).
+   * Before the plugins register, so each finds the port there.
+   */
+  private provideSharedState(): void {
+    const { ports, config, log } = this.services
+    const declared = new Set(this.plugins.flatMap((p) => p.provides ?? []))
+    const missing = (['nonceCounter', 'locks'] as const).filter((port) => !declared.has(port))
+    if (!missing.length) return
+    const kind: KernelState = config.state === 'memory' ? 'memory' : 'database'
+    const state = openSharedState(kind, databaseTarget(config), config.database, log)
+    this.sharedState = state
+    for (const port of missing) ports.provide('kernel', port, state[port])
   }
 
   private contextFor(plugin: PluginDefinition<never>, config: unknown): PluginContext<unknown> {
@@ -298,9 +316,7 @@ export class Kernel {
     if (!services.secret) {
       throw new Error(`no server secret: run "mediactl init" (or set auth.secret / MEDIACTL_SECRET)`)
     }
-    const counter: NonceCounterPort = services.ports.has('nonceCounter')
-      ? services.ports.get('nonceCounter')
-      : (this.nonceCounter = new MemoryNonceCounter())
+    const counter = services.ports.get('nonceCounter')
     const digest = new DigestAuth(
       {
         realm: services.config.auth.realm,
@@ -448,7 +464,7 @@ export class Kernel {
       metricsServer.closeAllConnections()
       await closed
     }
-    this.nonceCounter?.close()
+    await this.sharedState?.close()
     await this.changes.close()
     this.services.reader.close()
     await this.orm.close(true)

@@ -5,7 +5,8 @@ import type { Authz } from './authz/authz.service.js'
 import type { Config } from './config/schema.js'
 import type { MigrationDefinition } from './db/migration.js'
 import type { EntityManager } from './db/orm.js'
-import type { EventHandler, EventName, KernelEvents } from './events.js'
+import type { Emit, EventHandler, EventName, KernelEvents } from './events.js'
+import type { FieldErrors } from './http/errors.js'
 import type { LinkBuilder } from './http/links.js'
 import type { Router } from './http/router.js'
 import type { Logger } from './log.js'
@@ -17,6 +18,7 @@ import type { EnqueueOptions, JobHandler, JobRecord, JobTypeOptions } from './jo
 import type { Reconciler } from './jobs/jobs.js'
 import type { PluginMetrics } from './metrics/metrics-registry.js'
 import type { ServiceKey } from './plugin-services.js'
+import { UserError } from './errors.js'
 
 /** A seeding step: creates default rows when missing. Must be idempotent. */
 export type Seeder = (em: EntityManager) => Promise<void>
@@ -122,6 +124,119 @@ export interface PluginContext<C = unknown> {
   cache<V>(options: CacheOptions): ProcessCache<V>
 }
 
+/** A flag of a plugin's command, described for the CLI, which parses it and shows it in `--help`. */
+export type CommandFlag =
+  | {
+      type: 'string'
+      description: string
+      required?: boolean
+      default?: string
+      /** The values accepted (others are a usage error). */
+      options?: readonly string[]
+      /** Repeatable (`--events a --events b`), one value each time: a string[]. */
+      multiple?: boolean
+    }
+  | { type: 'integer'; description: string; required?: boolean; default?: number }
+  | { type: 'boolean'; description: string; default?: boolean }
+
+/** A positional argument of a plugin's command. */
+export interface CommandArg {
+  description: string
+  required?: boolean
+}
+
+type FlagValue<F extends CommandFlag> = F extends { type: 'integer' }
+  ? number
+  : F extends { type: 'boolean' }
+    ? boolean
+    : F extends { multiple: true }
+      ? string[]
+      : string
+
+/** The values of a command's flags: undefined when not given, unless required or defaulted. */
+export type FlagValues<D extends Record<string, CommandFlag>> = {
+  [K in keyof D]: D[K] extends { required: true } | { default: unknown } ? FlagValue<D[K]> : FlagValue<D[K]> | undefined
+}
+
+/** What a command was given. */
+export interface CommandInput<
+  F extends Record<string, CommandFlag> = Record<string, CommandFlag>,
+  A extends Record<string, CommandArg> = Record<string, CommandArg>,
+> {
+  flags: FlagValues<F>
+  args: { [K in keyof A]: A[K] extends { required: true } ? string : string | undefined }
+}
+
+/**
+ * What a plugin's command runs with: the services of a booted kernel (migrated, the plugin
+ * enabled), as the plugin's routes and jobs use them.
+ */
+export interface CommandContext {
+  /** The whole validated configuration (read-only use). */
+  readonly kernelConfig: Config
+  /** Absolute URLs from the public base URL. */
+  readonly links: LinkBuilder
+  /** Read-only queries of committed data. */
+  readonly reader: Reader
+  /** A fresh EntityManager. */
+  em(): EntityManager
+  /** Emits an event and waits for every handler (`platform.created`, `user.created`). */
+  readonly emit: Emit
+  /** What a plugin exposed under `key` (`ctx.expose` at register): the very objects its routes use. */
+  use<T>(key: ServiceKey<T>): T
+}
+
+/** Where a command's printer writes (nothing is written with `--json`). */
+export interface CommandOutput {
+  /** A line on stdout. */
+  line(text: string): void
+  /** Rows as a plain text table on stdout, the first being the headings. */
+  table(rows: string[][]): void
+  /** A line on stderr: what is not the result (reminders), so stdout stays what scripts read. */
+  note(text: string): void
+}
+
+/**
+ * A CLI command a plugin owns (`mediactl webhooks create`): declared, not written against the
+ * CLI framework (the CLI makes its parser and help from this). `run` calls the plugin's own
+ * services, the ones its routes call, so the CLI refuses what the API refuses with the same
+ * field names: a 412 of the services becomes a UserError naming the fields. Its result is what
+ * `--json` prints; `print` writes it for people.
+ */
+export interface PluginCommand<
+  F extends Record<string, CommandFlag> = Record<string, CommandFlag>,
+  A extends Record<string, CommandArg> = Record<string, CommandArg>,
+  R = unknown,
+> {
+  /** As typed after `mediactl`, words separated by spaces: `webhooks create`. */
+  name: string
+  /** One line for the command list and `--help`. */
+  summary: string
+  description?: string
+  /** Whole command lines, starting with `mediactl`. */
+  examples?: string[]
+  flags?: F
+  /** In the order they are typed. */
+  args?: A
+  run(ctx: CommandContext, input: CommandInput<F, A>): Promise<R>
+  /** Writes the result for people (without `--json`). */
+  print?(result: R, out: CommandOutput, input: CommandInput<F, A>): void
+  /**
+   * The one line that names refused fields (their API names, as the 412 says) the way this
+   * command's user typed them; by default `--<flag> <message>` for each, joined by `; `.
+   */
+  refused?(fields: FieldErrors, input: CommandInput<F, A>): string
+}
+
+/** Declares a plugin's command, inferring its flags' and arguments' types for `run`. */
+export function defineCommand<
+  const F extends Record<string, CommandFlag>,
+  const A extends Record<string, CommandArg>,
+  R,
+>(command: PluginCommand<F, A, R>): PluginCommand<F, A, R> {
+  return command
+}
+
 /** A plugin: one folder under plugins/, one resource family or one port backend. */
 export interface PluginDefinition<C = unknown> {
   /** Unique name; also its config key. */
@@ -139,6 +254,13 @@ export interface PluginDefinition<C = unknown> {
   entities?: EntitySchema<any, any>[] // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Schema migrations, in order. */
   migrations?: MigrationDefinition[]
+  /**
+   * CLI commands the plugin owns (`mediactl webhooks create`): they call its services as its
+   * routes do. The CLI lists them (src/catalog.ts) whether the plugin is enabled or not; a
+   * command of a disabled plugin says how to enable it.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  commands?: readonly PluginCommand<any, any, any>[]
   /** Wires routes, events, ports and seeds. */
   register(ctx: PluginContext<C>): void | Promise<void>
 }
@@ -166,7 +288,7 @@ export function catalogOf(definitions: readonly PluginDefinition<never>[]): Plug
 /** Throws the error of `resolvePlugins` for an enabled name that no plugin of the catalog has. */
 export function checkEnabled(enabled: readonly string[], available: readonly string[]): void {
   const unknown = enabled.find((name) => !available.includes(name))
-  if (unknown !== undefined) throw new Error(unknownPlugin(unknown, available))
+  if (unknown !== undefined) throw new UserError(unknownPlugin(unknown, available))
 }
 
 function unknownPlugin(name: string, available: readonly string[]): string {
@@ -190,9 +312,9 @@ export function resolvePlugins(enabled: string[], available: PluginDefinition<ne
   }
   const seen = new Set<string>()
   for (const name of enabled) {
-    if (seen.has(name)) throw new Error(`plugin "${name}" is listed twice in the "plugins" config key`)
+    if (seen.has(name)) throw new UserError(`plugin "${name}" is listed twice in the "plugins" config key`)
     seen.add(name)
-    if (!byName.has(name)) throw new Error(unknownPlugin(name, [...byName.keys()]))
+    if (!byName.has(name)) throw new UserError(unknownPlugin(name, [...byName.keys()]))
   }
   const ordered: PluginDefinition<never>[] = []
   const state = new Map<string, 'visiting' | 'done'>()
@@ -205,7 +327,7 @@ export function resolvePlugins(enabled: string[], available: PluginDefinition<ne
     const plugin = byName.get(name)!
     for (const dependency of plugin.dependsOn ?? []) {
       if (!seen.has(dependency)) {
-        throw new Error(
+        throw new UserError(
           `plugin "${name}" depends on "${dependency}", which is not enabled: enable "${dependency}" (plugins.enable, or the "plugins" list) or disable "${name}" too (plugins.disable)`,
         )
       }

@@ -14,7 +14,7 @@ import type { StoragePort } from './ports/storage.port.js'
 export interface KernelPorts {
   /** Looks users up for Digest authentication (identity plugin). */
   credentials: CredentialsPort
-  /** Shared nonce counts for replay protection; optional, the kernel keeps them in memory otherwise. */
+  /** Nonce counts for replay protection: the kernel's (`state: database` or `memory`) unless state-redis provides them. */
   nonceCounter: NonceCounterPort
   /** Role flags from accesses, for the authorization service (identity plugin). */
   accessGrants: AccessGrantsPort
@@ -22,7 +22,7 @@ export interface KernelPorts {
   storage: StoragePort
   /** Where tus uploads keep their bytes until they finish; optional, tus answers 501 without (storage-fs, storage-s3). */
   resumableUploads: ResumableUploadsPort
-  /** Exclusive locks shared by every process (state-redis); optional, in-process locks otherwise. */
+  /** Exclusive locks (tus uploads): the kernel's (`state: database` or `memory`) unless state-redis provides them. */
   locks: LocksPort
   /** Durable background jobs (queue-inline, queue-bullmq); optional until a plugin declares jobs. */
   queue: QueuePort

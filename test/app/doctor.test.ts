@@ -59,9 +59,33 @@ describe('a healthy instance', () => {
       'flavors',
       'database',
       'migrations',
+      'shared state',
       'storage',
     ])
     expect(named(checks, 'http port').detail).toBe('0: a free port is chosen at start')
+    expect(named(checks, 'shared state').detail).toBe('database: seen by every process (1 HTTP process)')
+  })
+})
+
+describe('shared state (Digest nonce counts, upload locks)', () => {
+  it('kept in memory with several HTTP processes: fails, saying what to change', async () => {
+    const checks = await run({ MEDIACTL_STATE: 'memory', MEDIACTL_HTTP__PROCESSES: '2' })
+    expect(named(checks, 'shared state')).toMatchObject({
+      status: 'fail',
+      detail: 'memory: kept in each process, and serve would start 2 HTTP processes: it refuses to',
+    })
+    expect(named(checks, 'shared state').fix).toContain('http.processes: 1')
+  })
+
+  it('kept in memory with one HTTP process, or in the database with several: passes', async () => {
+    expect(named(await run({ MEDIACTL_STATE: 'memory' }), 'shared state')).toMatchObject({
+      status: 'ok',
+      detail: 'memory: kept in this one process (1 HTTP process)',
+    })
+    expect(named(await run({ MEDIACTL_HTTP__PROCESSES: '2' }), 'shared state')).toMatchObject({
+      status: 'ok',
+      detail: 'database: seen by every process (2 HTTP processes)',
+    })
   })
 })
 

@@ -5,7 +5,7 @@ import { scratchTree } from './scratch-tree.js'
 import { importViolations } from './import-graph.js'
 
 describe('the import graph keeps the architecture', () => {
-  it('the kernel imports no plugin; each plugin imports only the public entries of what it declares', async () => {
+  it('the kernel imports no plugin, src/app and src/cli only through the catalog; each plugin imports only the public entries of what it declares', async () => {
     const plugins = await CATALOG.load(CATALOG.names)
     const declared = new Map(plugins.map((plugin) => [plugin.name, plugin.dependsOn ?? []]))
     expect(importViolations(packageRoot(), (name) => declared.get(name) ?? [])).toEqual([])
@@ -17,6 +17,8 @@ describe('the check itself fails on a wrong import', () => {
   write('src/kernel/index.ts', "export { helper } from './helper.js'\n")
   write('src/kernel/helper.ts', "import { thing } from '../../plugins/b/index.js'\nexport const helper = thing\n")
   write('src/shared/util.ts', 'export const util = 1\n')
+  write('src/app/task.ts', "import { b } from '../../plugins/b/index.js'\nexport const task = b\n")
+  write('src/catalog.ts', "export const load = () => import('../plugins/b/index.js')\n")
   write('plugins/a/index.ts', "import { b } from '../b/index.js'\nexport const a = b\n")
   write('plugins/a/inner.ts', "import { secret } from '../b/secret.js'\nexport { secret }\n")
   write('plugins/a/lazy.ts', "export const load = () => import('../c/index.js')\n")
@@ -29,6 +31,11 @@ describe('the check itself fails on a wrong import', () => {
     const found = importViolations(root, (name) => (name === 'a' ? ['b'] : []))
     expect(found).toEqual([
       { file: 'src/kernel/helper.ts', imports: 'plugins/b/index.js', rule: 'src/kernel imports no plugin' },
+      {
+        file: 'src/app/task.ts',
+        imports: 'plugins/b/index.js',
+        rule: 'src/app imports no plugin but through src/catalog.ts',
+      },
       {
         file: 'plugins/a/deep.ts',
         imports: 'src/kernel/helper.js',

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import ts from 'typescript'
 
@@ -10,6 +10,7 @@ export interface Violation {
 }
 
 function sources(dir: string): string[] {
+  if (!existsSync(dir)) return []
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
     if (statSync(path).isDirectory()) return sources(path)
@@ -39,6 +40,7 @@ function importsOf(root: string, file: string): string[] {
 /**
  * The imports of `root` (a checkout) that break the architecture's boundaries:
  * - the kernel (`src/kernel`) and shared helpers (`src/shared`) import no plugin;
+ * - the operator tasks (`src/app`) and the CLI (`src/cli`) reach plugins through `src/catalog.ts` only;
  * - a plugin reaches the kernel through its public entry (`src/kernel/index.js`) only;
  * - a plugin imports another plugin only when it declares it in `dependsOn`, and then only
  *   that plugin's public entry (`plugins/<name>/index.js`), never its internals.
@@ -46,11 +48,15 @@ function importsOf(root: string, file: string): string[] {
  */
 export function importViolations(root: string, dependsOn: (plugin: string) => readonly string[]): Violation[] {
   const violations: Violation[] = []
-  for (const folder of ['src/kernel', 'src/shared']) {
+  for (const folder of ['src/kernel', 'src/shared', 'src/app', 'src/cli']) {
+    const rule =
+      folder === 'src/app' || folder === 'src/cli'
+        ? 'imports no plugin but through src/catalog.ts'
+        : 'imports no plugin'
     for (const file of sources(join(root, folder))) {
       for (const target of importsOf(root, file)) {
         if (target.startsWith('plugins/')) {
-          violations.push({ file: relative(root, file), imports: target, rule: `${folder} imports no plugin` })
+          violations.push({ file: relative(root, file), imports: target, rule: `${folder} ${rule}` })
         }
       }
     }

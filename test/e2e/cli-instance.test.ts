@@ -174,11 +174,12 @@ describe('mediactl doctor on a healthy instance', () => {
       '✓ flavors',
       '✓ database',
       '✓ migrations',
+      '✓ shared state',
       '✓ storage',
     ])
     expect(result.stdout).toContain(`sqlite at ${join(dir, 'data', 'mediactl.sqlite')}`)
     expect(result.stdout).toMatch(/✓ migrations +schema up to date \(\d+ migrations applied\)/)
-    expect(result.stdout).toMatch(/✓ config +valid; 21 plugins \(queue inline, storage fs, state memory\)/)
+    expect(result.stdout).toMatch(/✓ config +valid; 21 plugins \(queue inline, storage fs, state database\)/)
     expect(result.stdout).toContain(`Node.js ${process.versions.node}`)
     expect(result.stdout).toMatch(/✓ ffmpeg +ffmpeg version \S+ \((PATH|FFMPEG_PATH|bundled npm copy): /)
     // The flavor names clients will see.
@@ -250,7 +251,10 @@ describe('mediactl user create', () => {
     })
     const json = await cli([...args, '--json'], opts())
     expect(json.code).toBe(1)
-    expect(JSON.parse(json.stdout)).toEqual({ error: 'the username "bob" is already used; choose another one' })
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: 'the username "bob" is already used; choose another one',
+      fields: { username: 'is already used' },
+    })
   })
 
   it('refuses an unknown platform or profile with exit code 1', async () => {
@@ -376,7 +380,7 @@ describe('mediactl platform update', () => {
 
   it('exits 1 naming what is wrong: an unknown platform, nothing to change, a wrong dialect', async () => {
     const unknown = await cli(['platform', 'update', 'ghost', '--timestamps', 'unix'], opts())
-    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('No platform "ghost"')])
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('no platform "ghost"')])
     const nothing = await cli(['platform', 'update', 'default'], opts())
     expect([nothing.code, nothing.stderr]).toEqual([1, expect.stringContaining('Nothing to change')])
     const wrong = await cli(['platform', 'update', 'default', '--timestamps', 'epoch'], opts())

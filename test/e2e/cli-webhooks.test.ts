@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { CreatedWebhook, WebhookSummary } from '../../src/app/webhooks.js'
+import type { CreatedWebhook, WebhookSummary } from '../../plugins/webhooks/index.js'
 import { type CliResult, cli, cliJson, removeDir, tempDir } from './harness.js'
 
 /**

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { request as httpRequest } from 'node:http'
+import { type Agent, type ClientRequest, request as httpRequest } from 'node:http'
 
 const md5 = (value: string): string => createHash('md5').update(value).digest('hex')
 
@@ -16,21 +16,26 @@ export interface RequestOptions {
   body?: string | Buffer
 }
 
-/** Sends one plain HTTP request (no authentication) through a real socket. */
-export function rawRequest(
+/**
+ * Starts one plain HTTP request through a real socket (a new one, or `agent`'s kept-alive one), its body left for
+ * the caller to write and end (`req`); `answer` resolves with the whole response.
+ */
+export function openRequest(
   url: string,
   method: string,
-  options: { headers?: Record<string, string>; body?: string | Buffer; path?: string } = {},
-): Promise<Response> {
+  options: { headers?: Record<string, string>; path?: string; agent?: Agent | false } = {},
+): { req: ClientRequest; answer: Promise<Response> } {
   const target = new URL(url)
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
+  let req!: ClientRequest
+  const answer = new Promise<Response>((resolve, reject) => {
+    req = httpRequest(
       {
         host: target.hostname,
         port: target.port,
         method,
         path: options.path ?? target.pathname + target.search,
         headers: options.headers,
+        ...(options.agent !== undefined ? { agent: options.agent } : {}),
       },
       (res) => {
         const chunks: Buffer[] = []
@@ -42,9 +47,19 @@ export function rawRequest(
       },
     )
     req.on('error', reject)
-    if (options.body !== undefined) req.write(options.body)
-    req.end()
   })
+  return { req, answer }
+}
+
+/** Sends one plain HTTP request (no authentication) through a real socket. */
+export function rawRequest(
+  url: string,
+  method: string,
+  options: { headers?: Record<string, string>; body?: string | Buffer; path?: string; agent?: Agent | false } = {},
+): Promise<Response> {
+  const { req, answer } = openRequest(url, method, options)
+  req.end(options.body)
+  return answer
 }
 
 /** Parses a `WWW-Authenticate: Digest ...` challenge. */

@@ -4,7 +4,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { DigestAuth, type DigestRefusal, MAX_DIGEST_HEADER, parseDigestHeader } from '../../src/kernel/http/digest.js'
 import { HttpError } from '../../src/kernel/http/errors.js'
-import { MemoryNonceCounter } from '../../src/kernel/http/nonce-counter.memory.js'
+import { MemoryNonceCounter } from '../../src/kernel/state/memory-nonce-counter.js'
 import type { DigestCredentials } from '../../src/kernel/ports/credentials.port.js'
 import { parseChallenge } from '../helpers/digest-client.js'
 

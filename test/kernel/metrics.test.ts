@@ -109,6 +109,11 @@ describe('metrics', () => {
     ]) {
       expect(text).toContain(`# TYPE ${name} `)
     }
+    // Before any job exists, every state of every declared type is there with 0, so an alert such as
+    // mediactl_jobs{state="waiting"} > 0 and mediactl_jobs{state="running"} == 0 works on a fresh install.
+    for (const state of ['waiting', 'running', 'succeeded', 'failed', 'cancelled']) {
+      expect(text).toMatch(new RegExp(`^mediactl_jobs\\{state="${state}",type="encoding.encode"\\} 0$`, 'm'))
+    }
     // As the column stores dates: epoch milliseconds on SQLite, timestamps on PostgreSQL.
     const now = app.kernel.jobs.store.at(new Date())
     await app.kernel

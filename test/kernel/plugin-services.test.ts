@@ -94,12 +94,15 @@ describe('in a booted kernel', () => {
 
 /** Ports are resolved while a plugin registers (`ctx.port`), closed over by its handlers. */
 describe('ports at registration', () => {
+  /** The required plugins only: no encoder. */
+  const BARE = ['root', 'platforms', 'identity', 'storage-fs']
+
   it('gives a plugin the ports it uses, and whether an optional one is provided, while it registers', async () => {
     const reader = definePlugin({
       name: 'test-port-user',
       register(ctx) {
         const storage = ctx.port('storage')
-        const optional = ctx.hasPort('locks')
+        const optional = ctx.hasPort('encoder')
         ctx.routes((r) =>
           r.get(
             '/port-user',
@@ -112,7 +115,7 @@ describe('ports at registration', () => {
         )
       },
     })
-    const app = await startApp({ plugins: [reader as never] })
+    const app = await startApp({ plugins: [reader as never], config: { plugins: BARE } })
     try {
       const res = await app.client.get('/port-user')
       expect(res.status).toBe(200)
@@ -124,13 +127,13 @@ describe('ports at registration', () => {
 
   it('stops the boot, saying what to enable, when a plugin asks for a port nobody provides', async () => {
     const wants = definePlugin({
-      name: 'test-wants-locks',
+      name: 'test-wants-encoder',
       register(ctx) {
-        ctx.port('locks')
+        ctx.port('encoder')
       },
     })
-    await expect(startApp({ plugins: [wants as never] })).rejects.toThrow(
-      'no plugin provides the "locks" port; enable one in the "plugins" config key',
+    await expect(startApp({ plugins: [wants as never], config: { plugins: BARE } })).rejects.toThrow(
+      'no plugin provides the "encoder" port; enable one in the "plugins" config key',
     )
   })
 

@@ -128,7 +128,7 @@ describe('resolvePlugins', () => {
 
 describe('PortRegistry', () => {
   const credentials: CredentialsPort = { findByUsername: async () => null }
-  const counter: NonceCounterPort = { advance: async () => true }
+  const counter: NonceCounterPort = { scope: 'process', advance: async () => true }
 
   it('returns the provided implementation', () => {
     const ports = new PortRegistry()

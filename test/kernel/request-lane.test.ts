@@ -92,7 +92,14 @@ describe.skipIf(!TEST_PG_URL)('one pool connection per request at most (PostgreS
   const coldCaches = () => app.kernel.em().getKnex().raw('delete from resources where id < 0')
 
   beforeAll(async () => {
-    app = await startApp({ config: { http: { answer_cache_mb: 0 } } })
+    // No poll of the jobs table in the background while a request is measured: it would take a connection too.
+    app = await startApp({
+      config: {
+        http: { answer_cache_mb: 0 },
+        'queue-inline': { poll_interval: 60 },
+        jobs: { reconcile_interval: 3600 },
+      },
+    })
     data = await publishingDataOn(app, 60)
     pool().on('acquireRequest', () => (peak = Math.max(peak, ++wanted)))
     pool().on('release', () => wanted--)

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MIGRATIONS_TABLE, databaseTarget } from '../../src/kernel/index.js'
+import { STATE_TABLE_NAMES } from '../../src/kernel/state/state-tables.js'
 import { type TestApp, startApp } from '../helpers/app.js'
 import { TEST_PG_URL } from '../helpers/database.js'
 
@@ -17,6 +18,9 @@ async function schemaDiff(app: TestApp): Promise<string> {
 async function raw(app: TestApp, sql: string): Promise<void> {
   await app.kernel.em().getKnex().raw(sql)
 }
+
+/** The shared state's tables (no entity maps them): PostgreSQL only, SQLite keeps them in a file of their own. */
+const stateTables: readonly string[] = onPostgres ? STATE_TABLE_NAMES : []
 
 /** Tables of the database, sorted (SQLite internals excluded). */
 async function tableNames(app: TestApp): Promise<string[]> {
@@ -57,7 +61,7 @@ describe(`schema of the migrations vs the entities (${onPostgres ? 'postgresql' 
     const entities = entityTables(app)
     expect(entities).toEqual(expect.arrayContaining(['platforms', 'profiles', 'users']))
     // Every entity table exists, plus only the migrations bookkeeping table.
-    expect(await tableNames(app)).toEqual([...entities, MIGRATIONS_TABLE].sort())
+    expect(await tableNames(app)).toEqual([...entities, MIGRATIONS_TABLE, ...stateTables].sort())
     expect(await schemaDiff(app)).toBe('')
   })
 
@@ -136,7 +140,7 @@ describe(`migrating down and up again (${onPostgres ? 'postgresql' : 'sqlite'})`
 
     expect(await app.kernel.migrator.up()).toEqual(all)
     expect(await app.kernel.pendingMigrations()).toEqual([])
-    expect(await tableNames(app)).toEqual([...entities, MIGRATIONS_TABLE].sort())
+    expect(await tableNames(app)).toEqual([...entities, MIGRATIONS_TABLE, ...stateTables].sort())
     expect(await schemaDiff(app)).toBe('')
   })
 

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core'
 import { listJobs } from '../../app/jobs.js'
 import { JOB_STATES, type JobState } from '../../kernel/index.js'
+import { firstLine } from '../../shared/text.js'
 import { BaseCommand } from '../base-command.js'
 import { table } from '../format.js'
 
@@ -45,16 +46,11 @@ export default class JobsList extends BaseCommand<typeof JobsList> {
             `${job.attempts}/${job.max_attempts}`,
             `${Math.floor(job.progress)}%`,
             job.next_try && job.attempts > 0 ? job.next_try.replace(/\.\d+Z$/, 'Z') : '',
-            shorten(job.last_error ?? ''),
+            firstLine(job.last_error ?? '', ERROR_WIDTH),
           ]),
         ]),
       )
     }
     return { jobs }
   }
-}
-
-function shorten(text: string): string {
-  const line = text.split('\n')[0]!
-  return line.length > ERROR_WIDTH ? `${line.slice(0, ERROR_WIDTH - 1)}…` : line
 }

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster'
 import { Flags } from '@oclif/core'
 import { readConfig } from '../../app/boot.js'
-import { guardProcess } from '../../app/process-guards.js'
+import { guardProcess, stopOnSignal } from '../../app/process-guards.js'
 import { type ServeOptions, serve } from '../../app/serve.js'
 import { announceServing, httpProcessNumber, httpProcesses, serveCluster } from '../../app/serve-cluster.js'
 import type { InitResult } from '../../app/init.js'
@@ -66,14 +66,14 @@ With --processes N (or http.processes), N processes share the port; on PostgreSQ
     const processes = httpProcesses(readConfig(configOptions))
     if (processes > 1) {
       const serving = await serveCluster({ ...options, processes })
-      const stopped = this.stopOnSignal(() => serving.stop())
+      const stopped = stopOnSignal(() => serving.stop())
       this.announce(serving.url, serving.publicUrl, processes, serving.initialized)
       await stopped
     } else {
       const serving = await serve(options)
       guardProcess(serving.kernel.log)
       // Catch the signals before announcing readiness: whoever waits for the line below may stop us at once.
-      const stopped = this.stopOnSignal(() => serving.stop(), serving.kernel.log)
+      const stopped = stopOnSignal(() => serving.stop(), serving.kernel.log)
       this.announce(serving.url, serving.kernel.services.links.url(), 1, serving.initialized)
       await stopped
     }
@@ -84,25 +84,11 @@ With --processes N (or http.processes), N processes share the port; on PostgreSQ
   private async serveInCluster(options: ServeOptions): Promise<void> {
     const serving = await serve(options)
     guardProcess(serving.kernel.log)
-    const stopped = this.stopOnSignal(() => serving.stop(), serving.kernel.log)
+    const stopped = stopOnSignal(() => serving.stop(), serving.kernel.log)
     announceServing(serving.url, serving.kernel.services.links.url().replace(/\/$/, ''))
     await stopped
     // The channel to the primary keeps the process alive: close it to exit.
     cluster.worker?.disconnect()
-  }
-
-  /** Resolves once `stop` ran after the first SIGTERM or SIGINT (a second one of either is ignored). */
-  private stopOnSignal(stop: () => Promise<void>, log?: { info(o: object, m: string): void }): Promise<void> {
-    return new Promise<void>((resolve) => {
-      let stopping: Promise<void> | undefined
-      const onSignal = (signal: string): void => {
-        if (stopping) return
-        log?.info({ signal }, 'stopping')
-        stopping = stop().then(resolve)
-      }
-      process.on('SIGTERM', () => onSignal('SIGTERM'))
-      process.on('SIGINT', () => onSignal('SIGINT'))
-    })
   }
 
   private announce(url: string, publicBase: string, processes: number, initialized?: InitResult): void {

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core'
 import { readConfig } from '../../app/boot.js'
 import { work } from '../../app/worker.js'
 import { createLogger } from '../../kernel/index.js'
-import { guardProcess } from '../../app/process-guards.js'
+import { guardProcess, stopOnSignal } from '../../app/process-guards.js'
 import { BaseCommand } from '../base-command.js'
 
 export default class Worker extends BaseCommand<typeof Worker> {
@@ -30,14 +30,7 @@ export default class Worker extends BaseCommand<typeof Worker> {
     })
     guardProcess(working.kernel.log)
     // Catch the signals before announcing readiness: whoever waits for the line below may stop us at once.
-    const stopped = new Promise<void>((resolve) => {
-      const stop = (signal: string): void => {
-        working.kernel.log.info({ signal }, 'stopping')
-        void working.stop().then(resolve)
-      }
-      process.once('SIGTERM', () => stop('SIGTERM'))
-      process.once('SIGINT', () => stop('SIGINT'))
-    })
+    const stopped = stopOnSignal(() => working.stop(), working.kernel.log)
     this.log(
       `mediactl worker running jobs (${working.types.join(', ')}), ${working.concurrency} at a time; stop with Ctrl-C`,
     )

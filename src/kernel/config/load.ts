@@ -4,11 +4,12 @@ import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
 import { didYouMean } from '../../shared/closest.js'
 import { packageRoot } from '../../shared/package-root.js'
+import { UserError } from '../errors.js'
 import { type BackendChoices, type PluginsLayer, applyBackends, foldPlugins } from './plugin-selection.js'
 import { type Config, kernelConfigSchema } from './schema.js'
 
 /** Raised for any configuration problem; the message names the key and what is expected. */
-export class ConfigError extends Error {
+export class ConfigError extends UserError {
   override name = 'ConfigError'
 }
 

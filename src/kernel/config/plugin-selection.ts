@@ -1,4 +1,5 @@
 import { didYouMean } from '../../shared/closest.js'
+import { UserError } from '../errors.js'
 
 /**
  * Backends chosen by name for the kernel's ports (`queue: bullmq`), and the plugin each
@@ -7,7 +8,7 @@ import { didYouMean } from '../../shared/closest.js'
 export const BACKENDS = {
   queue: { inline: 'queue-inline', bullmq: 'queue-bullmq' },
   storage: { fs: 'storage-fs', s3: 'storage-s3' },
-  state: { memory: null, redis: 'state-redis' },
+  state: { database: null, memory: null, redis: 'state-redis' },
 } as const satisfies Record<string, Record<string, string | null>>
 
 export type BackendRole = keyof typeof BACKENDS
@@ -26,17 +27,17 @@ function isNameList(value: unknown): value is string[] {
 function changesOf(value: unknown, source: string): { enable: string[]; disable: string[] } {
   const shape = `a list of plugin names (the whole set), or a mapping with "enable" and/or "disable" lists`
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new Error(`plugins (${source}): expected ${shape}`)
+    throw new UserError(`plugins (${source}): expected ${shape}`)
   }
   const { enable = [], disable = [], ...rest } = value as Record<string, unknown>
   const unknown = Object.keys(rest)
   if (unknown.length) {
-    throw new Error(
+    throw new UserError(
       `plugins.${unknown[0]} (${source}): unknown key${didYouMean(unknown[0]!, ['enable', 'disable'])}; ${shape}`,
     )
   }
-  if (!isNameList(enable)) throw new Error(`plugins.enable (${source}): expected a list of plugin names`)
-  if (!isNameList(disable)) throw new Error(`plugins.disable (${source}): expected a list of plugin names`)
+  if (!isNameList(enable)) throw new UserError(`plugins.enable (${source}): expected a list of plugin names`)
+  if (!isNameList(disable)) throw new UserError(`plugins.disable (${source}): expected a list of plugin names`)
   return { enable, disable }
 }
 
@@ -53,7 +54,7 @@ export function foldPlugins(layers: readonly PluginsLayer[]): string[] {
     if (value === undefined) continue
     if (Array.isArray(value)) {
       if (!isNameList(value) || value.length === 0) {
-        throw new Error(`plugins (${source}): expected a non-empty list of plugin names`)
+        throw new UserError(`plugins (${source}): expected a non-empty list of plugin names`)
       }
       enabled = value.map((name) => name.trim())
       continue
@@ -61,7 +62,7 @@ export function foldPlugins(layers: readonly PluginsLayer[]): string[] {
     const { enable, disable } = changesOf(value, source)
     for (const name of disable) {
       if (!enabled.includes(name)) {
-        throw new Error(
+        throw new UserError(
           `plugins.disable (${source}) names "${name}", which is not enabled${didYouMean(name, enabled)}; enabled: ${enabled.join(', ')}`,
         )
       }

@@ -135,7 +135,11 @@ export const kernelConfigSchema = z
     queue: backend('queue').optional(),
     /** Where file bytes live: `fs` (local disk) or `s3` (an S3-compatible bucket); unset: as `plugins` says. */
     storage: backend('storage').optional(),
-    /** Shared request state (nonce counts, upload locks): `memory` (one process) or `redis` (every process); unset: as `plugins` says. */
+    /**
+     * Where Digest nonce counts and upload locks are kept: `database` (the default: seen by every process of every
+     * machine), `memory` (one process only: `serve` then refuses several HTTP processes) or `redis` (the state-redis
+     * plugin). Unset: `database`, unless `plugins` enables state-redis.
+     */
     state: backend('state').optional(),
     /**
      * The enabled plugins: a list replaces the whole set; a mapping with `enable` and `disable`

@@ -7,8 +7,10 @@ import type { EntityManager as SqlEntityManager, Knex } from '@mikro-orm/knex'
 import { PostgreSqlDriver } from '@mikro-orm/postgresql'
 import type { Config } from '../config/schema.js'
 import type { Logger } from '../log.js'
+import { UserError } from '../errors.js'
 import { markDependency } from '../http/outage.js'
 import { MIGRATIONS_TABLE } from './migrator.js'
+import { STATE_TABLE_NAMES } from '../state/state-tables.js'
 
 export type EntityManager = SqlEntityManager
 export type Orm = MikroORM
@@ -46,6 +48,8 @@ export async function openOrm(config: Config, entities: EntitySchema[], log: Log
     logger: (message) => log.debug({ sql: message }, 'sql'),
     // Applied migrations live in our own table; the schema generator must not report it.
     migrations: { tableName: MIGRATIONS_TABLE },
+    // Nor the tables of the shared state, written with plain SQL (src/kernel/state/).
+    schemaGenerator: { skipTables: [...STATE_TABLE_NAMES] },
     // Lists are ordered explicitly; never let a stray query load half the database.
     loadStrategy: 'joined',
     // Never create a database: a typo in its URL must be an error, not a fresh empty appliance.
@@ -88,7 +92,7 @@ export async function openOrm(config: Config, entities: EntitySchema[], log: Log
     // Unreachable now: boot anyway (requests answer 503 until it is back). Missing: say so.
     if (codeOf(error) === MISSING_DATABASE) {
       await orm.close(true)
-      throw new Error(missingDatabaseMessage(target.location), { cause: error })
+      throw new UserError(missingDatabaseMessage(target.location), { cause: error })
     }
   }
   return orm

@@ -1,8 +1,9 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { UserError } from '../errors.js'
 
 /** What an operator reads when a listener cannot bind: the address, the cause, the setting to change. */
-export class BindError extends Error {
+export class BindError extends UserError {
   override name = 'BindError'
 }
 

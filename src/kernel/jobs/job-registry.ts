@@ -32,6 +32,11 @@ export class JobRegistry {
     return this.entries.has(type)
   }
 
+  /** The declared types. */
+  types(): string[] {
+    return [...this.entries.keys()]
+  }
+
   /** How many types are declared. */
   get size(): number {
     return this.entries.size

@@ -2,6 +2,7 @@ import type { Knex } from '@mikro-orm/knex'
 import { jsonColumn } from '../db/reader.js'
 import type { Dialect } from '../db/orm.js'
 import { JOB_STATES, type JobFilter, type JobRecord, type JobState } from './job.types.js'
+import { UserError } from '../errors.js'
 
 /** Largest payload, as JSON text: payloads carry ids, not data. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024
@@ -11,7 +12,7 @@ export const MAX_ERROR_LENGTH = 4000
 type Row = Record<string, unknown>
 
 /** Raised when a job cannot be queued, retried or cancelled as asked (the operator's or the caller's mistake). */
-export class JobQueueError extends Error {
+export class JobQueueError extends UserError {
   override name = 'JobQueueError'
 }
 

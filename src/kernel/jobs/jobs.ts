@@ -71,7 +71,8 @@ export class Jobs {
     private readonly knex: Knex,
     dialect: 'sqlite' | 'postgresql',
     em: () => EntityManager,
-    private readonly registry: JobRegistry,
+    /** The job types the plugins declared. */
+    readonly registry: JobRegistry,
     private readonly queue: () => QueuePort | undefined,
     private readonly settings: JobsSettings,
     private readonly log: Logger,

@@ -2,6 +2,7 @@ import type { Knex } from '@mikro-orm/knex'
 import { Counter, Gauge, Histogram, type Registry, collectDefaultMetrics } from 'prom-client'
 import type { AnswerOutcome } from '../http/answer-cache.js'
 import type { RequestObservation } from '../http/app.js'
+import { JOB_STATES } from '../jobs/job.types.js'
 import type { Jobs } from '../jobs/jobs.js'
 
 /** Methods counted as themselves; any other (a client may send any token) is `other`: bounded labels. */
@@ -50,6 +51,9 @@ export class Metrics {
       aggregator: 'first',
       async collect() {
         this.reset()
+        // Every state of every declared type, 0 when none: an alert on `state="waiting"` and `state="running"`
+        // needs both series before the first job exists.
+        for (const type of jobs.registry.types()) for (const state of JOB_STATES) this.set({ state, type }, 0)
         for (const { state, type, count } of await jobs.store.counts()) this.set({ state, type }, count)
       },
     })

@@ -1,3 +1,5 @@
+import type { StateScope } from './nonce-counter.port.js'
+
 /** A lock held: release it when done (it also expires on its own if the holder dies). */
 export interface LockLease {
   /** Releases the lock (once; later calls do nothing) and lets a waiter take it at once. */
@@ -21,11 +23,13 @@ export interface AcquireOptions {
 }
 
 /**
- * Named exclusive locks shared by every process of the installation (tus uploads across
- * several `serve` processes). Optional: without a provider, users keep their in-process
- * locks, right for one serving process. Provided by `state-redis`.
+ * Named exclusive locks (tus uploads, whichever `serve` process a request reaches). The
+ * kernel keeps them in the database by default (`state: database`), in one process's memory
+ * with `state: memory`; `state-redis` keeps them in Redis.
  */
 export interface LocksPort {
+  /** Who the lock excludes: the requests of this process only, or those of every process. */
+  readonly scope: StateScope
   /**
    * Takes the lock `key` (any string; the backend prefixes it), waiting while another holder
    * has it and asking that holder to release (`onReleaseRequested`). Resolves with the lease,

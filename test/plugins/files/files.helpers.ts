@@ -175,7 +175,7 @@ export function filesDeps(kernel: Kernel): FilesDeps {
   return {
     storage: ports.get('storage'),
     resumableUploads: ports.has('resumableUploads') ? ports.get('resumableUploads') : undefined,
-    locks: ports.has('locks') ? ports.get('locks') : undefined,
+    locks: ports.get('locks'),
     emit: kernel.emit,
     reader,
     log,

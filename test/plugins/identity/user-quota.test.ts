@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { UserEntity, UserInputError, createUser } from '../../../plugins/identity/index.js'
+import { type CreatedUser, UserEntity, createUser, userCommands } from '../../../plugins/identity/index.js'
 import { PlatformEntity } from '../../../plugins/platforms/index.js'
-import { createUserCommand } from '../../../src/app/users.js'
-import { HttpError } from '../../../src/kernel/index.js'
+import { runPluginCommand } from '../../../src/app/plugin-commands.js'
+import { HttpError, UserError } from '../../../src/kernel/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import type { Response } from '../../helpers/digest-client.js'
 import { text } from '../../helpers/xml.js'
@@ -93,22 +93,26 @@ describe('max_users', () => {
   })
 
   describe('mediactl user create', () => {
-    const command = (options: { platform: string; username: string; email: string; password?: string }) =>
-      createUserCommand({
-        env: {},
-        cwd: app.dataDir,
-        overrides: {
-          data_dir: app.dataDir,
-          log_level: 'silent',
-          database: { url: app.kernel.config.database.url },
-          auth: { secret: app.kernel.config.auth.secret },
+    const userCreate = userCommands.find((command) => command.name === 'user create')!
+    const command = (flags: { platform: string; username: string; email: string; password?: string }) =>
+      runPluginCommand<CreatedUser>(
+        { plugin: 'identity', command: userCreate },
+        { flags, args: {} },
+        {
+          env: {},
+          cwd: app.dataDir,
+          overrides: {
+            data_dir: app.dataDir,
+            log_level: 'silent',
+            database: { url: app.kernel.config.database.url },
+            auth: { secret: app.kernel.config.auth.secret },
+          },
         },
-        ...options,
-      })
+      )
 
     it('respects max_users', async () => {
       const attempt = command({ platform: 'small', username: 'cli', email: 'cli@example.org' })
-      await expect(attempt).rejects.toBeInstanceOf(UserInputError)
+      await expect(attempt).rejects.toBeInstanceOf(UserError)
       await expect(attempt).rejects.toThrow('the max_users is reached: the platform already has 6 users')
       expect(await createdUsers()).toBe('6')
     })

@@ -7,8 +7,9 @@ interface Entry {
   expires: number
 }
 
-/** Single-process nonce counts, forgotten when the nonce expires. */
+/** Nonce counts in this process's memory (`state: memory`), forgotten when the nonce expires. */
 export class MemoryNonceCounter implements NonceCounterPort {
+  readonly scope = 'process'
   private readonly counts = new Map<string, Entry>()
   private readonly sweeper: NodeJS.Timeout
 
