@@ -13,10 +13,10 @@ export default defineConfig({
     pool: 'forks',
     // Three files at a time on two cores: the end-to-end and browser files spend most of their time waiting on the
     // child processes they start (mediactl, Chromium, ffmpeg), which left a third of the CPU idle with two
-    // (npm test: 313 s with two, 279 s with three; docs/decisions.md).
+    // (npm test: 313 s with two, 279 s with three; docs/decisions/0238-a-faster-suite-one-process-per-worker-ffmpeg-looked.md).
     maxWorkers: 3,
     // Each worker process runs file after file with its modules loaded once: a fresh process per file
-    // spent 4 of the suite's 16 minutes importing the kernel and every plugin again (docs/decisions.md).
+    // spent 4 of the suite's 16 minutes importing the kernel and every plugin again (docs/decisions/0238-a-faster-suite-one-process-per-worker-ffmpeg-looked.md).
     // Files therefore restore what they change in the process (environment variables, listeners).
     isolate: false,
     testTimeout: 30_000,

@@ -2,7 +2,7 @@
 // Bundles the compiled CLI (dist/src/cli/commands.js, what tsc wrote, with every module it imports) into
 // dist/bundle/ (npm run build, after tsc): bin/run.js loads it through oclif's `commands.target`. Loading 1,100
 // CommonJS files of node_modules and 500 of mediactl one by one (resolving, reading, lexing each) was most of a
-// command's start: `mediactl user create` took 2.2 s of CPU, 1.0 s bundled (docs/decisions.md). Split: a plugin
+// command's start: `mediactl user create` took 2.2 s of CPU, 1.0 s bundled (docs/decisions/0239-the-cli-runs-from-one-bundle-issue-17.md). Split: a plugin
 // imported only when configured (storage-s3, queue-bullmq, state-redis) is a chunk read only then.
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'

@@ -18,7 +18,7 @@
 #
 # NODE_LEG_HEADERS builds the native modules against the headers of that release instead of
 # the runtime's own: better-sqlite3 12.x built against Node 24.19+ headers aborts at teardown
-# (nodejs/node#65446), built against 24.18.1 it runs on every 24.x (docs/decisions.md).
+# (nodejs/node#65446), built against 24.18.1 it runs on every 24.x (docs/decisions/0237-node-24-better-sqlite3-built-against-24-18-1-headers.md).
 #
 # The copy lives in $NODE_LEG_DIR (default: a temporary folder, removed at the end). Relative
 # --outputFile paths are written to the checkout, not to the copy. Exit status: vitest's.

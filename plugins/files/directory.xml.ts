@@ -2,7 +2,7 @@ import { type LinkBuilder, type XmlNode, xml } from '../../src/kernel/index.js'
 import { directoryUrl, fileSummaryXml } from './file.xml.js'
 import type { DirectoryView, FileMedia, FileView } from './files.types.js'
 
-/** The name the root directory shows: it has no row, so no name of its own (docs/decisions.md). */
+/** The name the root directory shows: it has no row, so no name of its own (docs/decisions/0089-the-root-directory-is-not-a-row.md). */
 export const ROOT_NAME = '/'
 
 /** A directory answer (create, rename): href, slug, name and the parent link (`/files` for the root). */

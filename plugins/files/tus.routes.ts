@@ -113,7 +113,7 @@ class ReservingStore extends DataStore {
 }
 
 /**
- * The tus endpoint behind upload links (docs/api.md, Resumable uploads): @tus/server speaks
+ * The tus endpoint behind upload links (docs/api/files.md, Resumable uploads): @tus/server speaks
  * the protocol over the `resumableUploads` port's data store; this class checks the token
  * on every request, binds each upload to its token's user, reserves its length against the
  * quotas at creation, and turns a finished upload into a file like every upload path.

@@ -125,7 +125,7 @@ async function pageTarget(c: HttpContext, target: UploadTarget): Promise<PageTar
 }
 
 /**
- * The endpoints behind upload links (docs/api.md, Upload links and the upload endpoints):
+ * The endpoints behind upload links (docs/api/files.md, Upload links and the upload endpoints):
  * `POST /upload/json` answers JSON only; `GET /upload/html` is the upload page (Flow.js,
  * pieces of `files.upload_piece_size`) and `POST /upload/html` its plain-form fallback. The
  * token of the link is the only credential: no Digest.

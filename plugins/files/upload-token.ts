@@ -62,7 +62,7 @@ export class UploadLinks {
   }
 
   /**
-   * Checks the token of an upload endpoint (docs/api.md, Upload links): 401 when missing,
+   * Checks the token of an upload endpoint (docs/api/files.md, Upload links): 401 when missing,
    * malformed, forged or expired, or when its user no longer exists or is inactive; 403 when
    * the user lost `file.create`; 404 when its directory was deleted.
    */

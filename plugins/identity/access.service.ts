@@ -140,7 +140,7 @@ const listNames = (names: string[]): string => names.join(', ')
 /**
  * `POST /user/<username>/accesses` (and groups): grants `role` on the one object named by a
  * field of its kind (`platform=<slug>`, `media=<slug>`, ...). Granting the same role on the
- * same object again changes nothing (decisions.md: idempotent).
+ * same object again changes nothing (docs/decisions/0060-duplicates-are-idempotent.md).
  */
 export async function grantAccess(c: HttpContext, subject: Subject): Promise<void> {
   const v = c.fields(await c.form(), 'create')
@@ -201,7 +201,7 @@ export async function grantAccess(c: HttpContext, subject: Subject): Promise<voi
 
 /**
  * `DELETE /user/<username>/accesses/<id>` (and groups): 404 unless the access is the
- * subject's; revoking needs what granting it would need (decisions.md).
+ * subject's; revoking needs what granting it would need (docs/decisions/0058-who-may-list-grant-and-revoke.md).
  */
 export async function revokeAccess(c: HttpContext, subject: Subject, publicId: string): Promise<void> {
   const grant = await accessQueries.grant(c.reader, subject, publicId)

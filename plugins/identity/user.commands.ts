@@ -45,7 +45,7 @@ const userCreate = defineCommand({
 never stored: keep it, or rotate it with "mediactl user key <username>".
 Without --profile the user gets the platform's least-privileged profile (Viewer on a new platform);
 --admin makes an installation administrator (every profile flag). The fields follow the rules of
-POST /platform/<slug>/users (docs/api.md), checked by the same code, and the platform's max_users applies.`,
+POST /platform/<slug>/users (docs/api/identity.md), checked by the same code, and the platform's max_users applies.`,
   examples: [
     'mediactl user create --platform default --username alice --email alice@example.org',
     'mediactl user create --platform default --username carol --email carol@example.org --profile default-publisher',

@@ -46,7 +46,7 @@ const platformCreate = defineCommand({
   name: 'platform create',
   summary: 'Create a platform (tenant) with its default profiles and roles.',
   description:
-    'The fields follow the rules of POST /platforms (docs/api.md), checked by the same code; the slug is made from the name and never changes.',
+    'The fields follow the rules of POST /platforms (docs/api/platforms.md), checked by the same code; the slug is made from the name and never changes.',
   examples: ['mediactl platform create --name "Campus TV" --max-users 50 --max-space 107374182400'],
   flags: {
     name: { type: 'string', description: 'Name (at most 255 characters); the slug is made from it', required: true },

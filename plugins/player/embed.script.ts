@@ -21,5 +21,5 @@ export interface EmbedTarget {
  */
 export function embedScript(bundle: BrowserScript, target: EmbedTarget): string {
   const settings = scriptJson({ ...target, origin: new URL(target.page).origin })
-  return `/* mediactl player embed: docs/api.md, The player page */\n(function (settings) {\n${bundle.body.toString('utf8')}})(${settings})\n`
+  return `/* mediactl player embed: docs/pages.md, The player page */\n(function (settings) {\n${bundle.body.toString('utf8')}})(${settings})\n`
 }

@@ -11,7 +11,7 @@ export { type PlayerViewSession, PlayerViewSessionEntity } from './player-view-s
 export { VIEW_TOKEN_PURPOSE, purgeViewSessions, viewToken } from './player-view.service.js'
 
 /**
- * The player (docs/api.md, The player page): the public player page of a resource
+ * The player (docs/pages.md, The player page): the public player page of a resource
  * (`GET /player/<resource>`, the `players` of its info) and of a widget (`GET /embed/<widget>`,
  * the target of its iframe code), with HLS through hls.js, the MP4 flavors as fallback,
  * subtitles, the theme and behavior; the JavaScript embed (`GET /embed/<widget>.js`) and its

@@ -8,7 +8,7 @@ const ABORTING_HEADERS = [24, 19] as const
 
 const REBUILD =
   'rebuild the SQLite module against the Node 24.18.1 headers: "npm_config_target=24.18.1 npm rebuild better-sqlite3" ' +
-  '(offline: npm_config_nodedir=<the folder of "npm i node@24.18.1" that holds include/node>); docs/decisions.md says why'
+  '(offline: npm_config_nodedir=<the folder of "npm i node@24.18.1" that holds include/node>); docs/decisions/0237-node-24-better-sqlite3-built-against-24-18-1-headers.md says why'
 
 type Version = [number, number, number]
 

@@ -6,7 +6,7 @@ import { packageRoot } from '../../src/shared/package-root.js'
 /**
  * Each plugin owns its SQL: what it publishes to others is functions and types (a port, a
  * service, a query function with its row mapping), never statements, fragments or column
- * lists another plugin would splice into its own queries (docs/decisions.md, one read path).
+ * lists another plugin would splice into its own queries (docs/decisions/0244-one-read-path-the-kernels-reader-sql-owned-by-the.md).
  */
 
 /** Whether a string reads as SQL: a statement, a join, or a list of aliased columns (`r.id, r.slug`). */

@@ -8,8 +8,8 @@ import { bootOn } from '../helpers/kernel.js'
 import { codeSpans, repoFile, tableRows } from './markdown.js'
 
 /**
- * Every route registered must appear in docs/api.md, in a table row whose first cell is its
- * method and whose second names its path: `| \`GET\` | \`/file/<slug>/status\` | ...`. A path
+ * Every route registered must appear in the HTTP API docs (the files of docs/api/), in a table row whose
+ * first cell is its method and whose second names its path: `| \`GET\` | \`/file/<slug>/status\` | ...`. A path
  * in the doc matches a route pattern segment by segment: a literal segment is written as it
  * is; a parameter (`:file`) is any `<name>` or any value (`master.m3u8`); a parameter with a
  * suffix (`:snapshot.jpg`) is anything ending with it (`<id>.jpg`); `*` is the rest of the path.
@@ -55,7 +55,7 @@ const methodMatches = (route: string, row: string): boolean =>
 
 const routeName = (route: RouteLike): string => `${route.method} ${route.path} (${route.owner})`
 
-/** The rows of docs/api.md's tables whose first cell is an HTTP method, one per path named. */
+/** The rows of the tables of docs/api/ whose first cell is an HTTP method, one per path named. */
 function documentedRoutes(document: string): DocRow[] {
   const methods = new Set<string>(ALL_METHODS)
   return tableRows(document).flatMap((cells) => {
@@ -82,14 +82,20 @@ const BOOTS: Record<string, unknown>[] = [
   },
 ]
 
-describe('docs/api.md', () => {
+/** The Markdown files of docs/api/, by name. */
+const apiFiles = (): string[] =>
+  readdirSync(new URL('../../docs/api/', import.meta.url))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+
+describe('docs/api/', () => {
   const routes: RouteLike[] = []
   const booted = new Set<string>()
   const dirs: string[] = []
   let rows: DocRow[]
 
   beforeAll(async () => {
-    rows = documentedRoutes(repoFile('docs/api.md'))
+    rows = apiFiles().flatMap((name) => documentedRoutes(repoFile(`docs/api/${name}`)))
     for (const overrides of BOOTS) {
       const dir = mkdtempSync(join(tmpdir(), 'mediactl-api-doc-'))
       dirs.push(dir)
@@ -106,6 +112,12 @@ describe('docs/api.md', () => {
   })
   afterAll(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('reads every file of the API docs', () => {
+    // the index, the conventions, and one file per resource family at least
+    expect(apiFiles()).toEqual(expect.arrayContaining(['README.md', 'conventions.md', 'identity.md', 'files.md']))
+    expect(apiFiles().length).toBeGreaterThan(10)
   })
 
   it('boots every plugin that may register routes', () => {
@@ -125,7 +137,7 @@ describe('docs/api.md', () => {
     const missing = routes.filter(
       (route) => !rows.some((row) => methodMatches(route.method, row.method) && matches(route.path, row.path)),
     )
-    expect(missing.map(routeName), 'routes missing from docs/api.md').toEqual([])
+    expect(missing.map(routeName), 'routes missing from docs/api/').toEqual([])
   })
 
   it('documents no route that does not exist', () => {
@@ -134,7 +146,7 @@ describe('docs/api.md', () => {
     )
     expect(
       stale.map((row) => `${row.method} ${row.path}`),
-      'rows of docs/api.md naming no route',
+      'rows of docs/api/ naming no route',
     ).toEqual([])
   })
 })

@@ -29,7 +29,7 @@ export interface NewJob {
  * The `jobs` table, read and written with knex (claiming needs `update ... returning` and row
  * locks the ORM does not express). Every statement that changes a job's state is guarded by
  * the state it expects (and the lease owner for a run's outcome), so two processes never
- * both move one job. See docs/decisions.md, Jobs.
+ * both move one job. See docs/decisions/0111-claims-leases-and-keys-in-the-database.md.
  */
 export class JobStore {
   constructor(

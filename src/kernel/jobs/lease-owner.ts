@@ -23,7 +23,7 @@ export function setLive(owner: string, live: boolean): void {
  * Whether `owner` is known dead without waiting for its lease: a process of this host that
  * no longer runs, or an earlier process with our own pid (its jobs cannot be running, since we
  * are). Owners on other hosts are never judged: their leases expire instead. This relies on
- * host names being unique among the processes sharing a database (docs/decisions.md, Jobs).
+ * host names being unique among the processes sharing a database (docs/decisions/0111-claims-leases-and-keys-in-the-database.md).
  */
 export function isDeadOwner(owner: string): boolean {
   const parts = owner.split(':')

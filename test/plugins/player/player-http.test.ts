@@ -328,7 +328,7 @@ describe('player: pages, access, headers, embeds and views over HTTP', () => {
       expect(res.headers['cache-control']).toBe('public, max-age=300')
       // The embed bundle as built, run with this widget's settings; nothing of it left in the page's globals.
       expect(res.body).toBe(
-        `/* mediactl player embed: docs/api.md, The player page */\n(function (settings) {\n${browserScript('embed').body}})(` +
+        `/* mediactl player embed: docs/pages.md, The player page */\n(function (settings) {\n${browserScript('embed').body}})(` +
           `{"widget":"${pub.widget}","page":"${app.url}/embed/${pub.widget}","width":640,"height":360,"title":"Course page","origin":"${app.url}"})\n`,
       )
       expect(res.body).toContain('document.currentScript')
