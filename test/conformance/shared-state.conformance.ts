@@ -68,6 +68,18 @@ export function sharedStateConformance(
         expect(await b.advance(n, 100 - NONCE_COUNT_WINDOW + 1, 60)).toBe(true)
       })
 
+      it('accepts many different counts claimed at once (a busy server), each once', async () => {
+        const [a, b] = state.counters
+        const n = fresh('n')
+        const counts = Array.from({ length: 60 }, (_, i) => i + 1)
+        expect(await Promise.all(counts.map((nc) => (nc % 2 ? a : b).advance(n, nc, 60)))).toEqual(
+          counts.map(() => true),
+        )
+        expect(await Promise.all(counts.map((nc) => (nc % 2 ? b : a).advance(n, nc, 60)))).toEqual(
+          counts.map(() => false),
+        )
+      })
+
       it('lets exactly one of many concurrent claims of one count in', async () => {
         const [a, b] = state.counters
         const n = fresh('n')
