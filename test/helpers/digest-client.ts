@@ -58,7 +58,9 @@ export function rawRequest(
   options: { headers?: Record<string, string>; body?: string | Buffer; path?: string; agent?: Agent | false } = {},
 ): Promise<Response> {
   const { req, answer } = openRequest(url, method, options)
-  req.end(options.body)
+  // Written, then ended: with no Content-Length header the body goes chunked (end(body) would count it).
+  if (options.body !== undefined) req.write(options.body)
+  req.end()
   return answer
 }
 
