@@ -5,14 +5,14 @@ import type { Config } from './config/schema.js'
 import { validatePlugins } from './config/validate.js'
 import { Migrator, type OwnedMigration } from './db/migrator.js'
 import { type EntityManager, type Orm, databaseTarget, knexOf, openOrm } from './db/orm.js'
-import { type ChangeFeed, PostgresChangeFeed } from './db/change-feed.js'
-import { SqliteChangeFeed } from './db/sqlite-change-feed.js'
-import { ProcessCache } from './db/process-cache.js'
-import { readTracking } from './db/read-tracking.js'
-import { openReader } from './db/reader.js'
+import { type ChangeFeed, PostgresChangeFeed } from './cache/change-feed.js'
+import { SqliteChangeFeed } from './cache/sqlite-change-feed.js'
+import { ProcessCache } from './cache/process-cache.js'
+import { readTracking } from './cache/read-tracking.js'
+import { openReader } from './cache/reader.js'
 import { transaction } from './db/transaction.js'
 import { type Emit, EventBus } from './events.js'
-import { AnswerCache } from './http/answer-cache.js'
+import { AnswerCache } from './cache/answer-cache.js'
 import { createHttpServer, createRequestListener } from './http/app.js'
 import { DigestAuth } from './http/digest.js'
 import { LinkBuilder } from './http/links.js'
@@ -150,7 +150,7 @@ export class Kernel {
     return this.pluginServices.exposed(key)
   }
 
-  /** Whether this process's caches (`ctx.cache`) serve now: serving on PostgreSQL with its change feed up. */
+  /** Whether this process's caches (`ctx.cache`, kept answers) serve now: a serving process with its change feed live. */
   get cachesLive(): boolean {
     return this.changes.live
   }

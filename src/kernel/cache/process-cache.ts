@@ -14,7 +14,8 @@ export interface CacheOptions {
 
 /**
  * Lookups kept in this process until a table they come from changes (docs/operations.md,
- * Caches). While the change feed is down, or on SQLite, every lookup reads through.
+ * Caches). While the change feed is not live (down, or not started: CLI commands, workers),
+ * every lookup reads through.
  */
 export class ProcessCache<V> {
   private readonly entries = new Map<string, V>()

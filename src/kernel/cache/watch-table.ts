@@ -1,14 +1,15 @@
 import type { Knex } from '@mikro-orm/knex'
 import { CHANGES_CHANNEL } from './change-feed.js'
-import { type MigrationDefinition, defineMigration } from './migration.js'
+import { type MigrationDefinition, defineMigration } from '../db/migration.js'
 
 const isPostgres = (knex: Knex): boolean => (knex.client as { dialect?: string }).dialect === 'postgresql'
 
 /**
  * In a migration: every statement that changes `table` notifies the change feed, once, at
  * commit, whichever process or session ran it (cascades included), so the caches reading
- * from it drop what they keep (`ctx.cache`). PostgreSQL only: on SQLite every commit is seen
- * (sqlite-change-feed.ts) and drops everything, so nothing needs watching.
+ * from it drop what they keep (`ctx.cache`). A trigger exists on PostgreSQL alone: SQLite caches
+ * too, but its feed sees every commit (sqlite-change-feed.ts) and drops everything, so no table
+ * needs watching there.
  */
 export async function watchTable(knex: Knex, table: string): Promise<void> {
   if (!isPostgres(knex)) return
