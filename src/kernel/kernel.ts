@@ -4,7 +4,7 @@ import { Authz } from './authz/authz.service.js'
 import type { Config } from './config/schema.js'
 import { validatePlugins } from './config/validate.js'
 import { Migrator, type OwnedMigration } from './db/migrator.js'
-import { type EntityManager, type Orm, databaseTarget, knexOf, openOrm } from './db/orm.js'
+import { type EntityManager, type Orm, databaseTarget, entityTables, knexOf, openOrm } from './db/orm.js'
 import { type ChangeFeed, PostgresChangeFeed } from './cache/change-feed.js'
 import { SqliteChangeFeed } from './cache/sqlite-change-feed.js'
 import { ProcessCache } from './cache/process-cache.js'
@@ -186,7 +186,9 @@ export class Kernel {
       ports,
       secret: readSecret(config) ?? '',
     }
-    const kernel = new Kernel(services, plugins, new Migrator(knexOf(orm), migrations))
+    // Every table of the plugins' entities is watched for the caches (not the kernel's jobs: no cache reads them).
+    const watched = () => entityTables(orm, ['jobs'])
+    const kernel = new Kernel(services, plugins, new Migrator(knexOf(orm), migrations, watched))
     try {
       for (const plugin of plugins) {
         try {
