@@ -11,7 +11,10 @@ export function exportedNames(file: string): string[] {
       if (ts.isNamedExports(statement.exportClause)) {
         for (const element of statement.exportClause.elements) names.push(element.name.text)
       }
-    } else if (ts.getCombinedModifierFlags(statement as ts.Declaration) & ts.ModifierFlags.Export) {
+    } else if (
+      ts.canHaveModifiers(statement) &&
+      ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
+    ) {
       const name = (statement as ts.DeclarationStatement).name
       if (name && ts.isIdentifier(name)) names.push(name.text)
       if (ts.isVariableStatement(statement)) {
