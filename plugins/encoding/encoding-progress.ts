@@ -1,6 +1,12 @@
-import { type JobContext, transaction } from '../../src/kernel/index.js'
+import { type Emit, type EntityManager, type JobContext, type Logger, transaction } from '../../src/kernel/index.js'
 import { setEncodingState } from '../files/index.js'
-import type { PipelineContext } from './encoding-run.js'
+
+/** What progress is written with (a run's PipelineContext has it). */
+export interface ProgressContext {
+  em(): EntityManager
+  emit: Emit
+  log: Logger
+}
 
 /** Most often a run's progress is written to the file row, in milliseconds. */
 const WRITE_EVERY_MS = 500
@@ -17,7 +23,7 @@ export class EncodingProgress {
   private writing: Promise<void> = Promise.resolve()
 
   constructor(
-    private readonly pc: Pick<PipelineContext, 'em' | 'emit' | 'log'>,
+    private readonly pc: ProgressContext,
     private readonly fileId: number,
     private readonly job: JobContext,
   ) {}

@@ -7,7 +7,8 @@ import type { FileView } from './files.types.js'
 import { type PendingUpload, PendingUploadEntity } from './pending-upload.entity.js'
 import { requireSpace, spaceUsage } from './space.service.js'
 import { emptyTrash, guardUpload, releaseGuard, trash } from './trash.service.js'
-import { type ReceivedBytes, type Uploader, commitFile, discard, newPrefix } from './upload.service.js'
+import type { Uploader } from './files.types.js'
+import { type ReceivedBytes, commitFile, discard, newPrefix } from './upload.service.js'
 import type { FilesDeps } from './files.deps.js'
 
 /** `chunk` and `chunks` of a request: this piece's index (0-based) and how many there are. */

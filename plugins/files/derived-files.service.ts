@@ -17,7 +17,8 @@ import type { FilesDeps } from './files.deps.js'
 import type { FileView } from './files.types.js'
 import { overQuota, requireSpace, spaceLeft, spaceUsage } from './space.service.js'
 import { StoredFileEntity } from './stored-file.entity.js'
-import { FILE_FIELD, type Uploader, newPrefix } from './upload.service.js'
+import type { Uploader } from './files.types.js'
+import { FILE_FIELD, newPrefix } from './upload.service.js'
 
 /** A file made by the server from others (a logo insertion): where it goes, its name, what it will hold. */
 export interface DerivedFile {

@@ -1,3 +1,4 @@
+import type { Principal } from '../../src/kernel/index.js'
 import type { FileType, MetadataValue } from '../metadata/index.js'
 
 /** `encoding_status` words in code order: the upload answer shows the code (API-DECISIONS: Files and encoding). */
@@ -71,3 +72,6 @@ export interface DirectoryView {
   parentId: number | null
   parentSlug: string | null
 }
+
+/** Who uploads: the authenticated user, or the user an upload token was issued to. */
+export type Uploader = Pick<Principal, 'id' | 'username' | 'platformId'>

@@ -16,7 +16,8 @@ import type { PurgeStep } from './purge.job.js'
 import { requireSpace, spaceUsage } from './space.service.js'
 import { guardUpload } from './trash.service.js'
 import type { UploadMetrics } from './upload.metrics.js'
-import { type ReceivedBytes, type Uploader, commitFile, discard, newPrefix } from './upload.service.js'
+import type { Uploader } from './files.types.js'
+import { type ReceivedBytes, commitFile, discard, newPrefix } from './upload.service.js'
 import type { FilesDeps } from './files.deps.js'
 
 /**

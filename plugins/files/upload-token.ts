@@ -9,7 +9,7 @@ import {
 } from '../../src/kernel/index.js'
 import type { FilesConfig } from './files.config.js'
 import { directoryOf } from './files.lookup.js'
-import type { Uploader } from './upload.service.js'
+import type { Uploader } from './files.types.js'
 
 /** Signed tokens of this purpose open the upload endpoints, and nothing else. */
 const PURPOSE = 'upload'

@@ -5,7 +5,8 @@ import { safeFileName } from './file-name.js'
 import type { FilesConfig } from './files.config.js'
 import type { FileView } from './files.types.js'
 import type { UploadMetrics } from './upload.metrics.js'
-import { FILE_FIELD, type ReceivedBytes, type Uploader, commitFile, discard, receiveBytes } from './upload.service.js'
+import type { Uploader } from './files.types.js'
+import { FILE_FIELD, type ReceivedBytes, commitFile, discard, receiveBytes } from './upload.service.js'
 
 /** The multipart fields that carry the file (API-DECISIONS: Files and encoding). */
 export const FILE_FIELDS: ReadonlySet<string> = new Set(['path', 'file', 'file[path]'])

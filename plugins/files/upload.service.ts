@@ -10,21 +10,17 @@ import {
   tooLarge,
   transaction,
 } from '../../src/kernel/index.js'
-import type { Principal } from '../../src/kernel/index.js'
 import { lockPlatform } from '../platforms/index.js'
 import { SNIFF_BYTES, type Sniffed, sniff } from './content-type.js'
 import { DirectoryEntity } from './directory.entity.js'
 import { fileQueries } from './file.queries.js'
 import type { FilesConfig } from './files.config.js'
 import './files.events.js'
-import type { FileView } from './files.types.js'
+import type { FileView, Uploader } from './files.types.js'
 import { overQuota, requireSpace, spaceLeft, spaceUsage } from './space.service.js'
 import { StoredFileEntity } from './stored-file.entity.js'
 import { emptyTrash, guardUpload, releaseGuard, trash } from './trash.service.js'
 import { PendingUploadEntity } from './pending-upload.entity.js'
-
-/** Who uploads: the authenticated user, or the user an upload token was issued to. */
-export type Uploader = Pick<Principal, 'id' | 'username' | 'platformId'>
 
 /** Bytes streamed into storage under a fresh key, before any row points at them. */
 export interface ReceivedBytes {

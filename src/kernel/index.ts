@@ -9,19 +9,19 @@ export {
 } from './config/load.js'
 export { UserError, type UserErrorOptions } from './errors.js'
 export { warnMovedKeys } from './config/moved-keys.js'
-export { validatePlugins, type ValidatedPlugins } from './config/validate.js'
-export { BACKENDS, type BackendRole } from './config/plugin-selection.js'
-export type { Config, KernelConfig } from './config/schema.js'
+export { validatePlugins } from './config/validate.js'
+export { BACKENDS } from './config/plugin-selection.js'
+export type { Config } from './config/schema.js'
 export { columns, defineMigration, type MigrationDefinition } from './db/migration.js'
 export { MIGRATIONS_TABLE, type MigrationStatus } from './db/migrator.js'
 export { freeSlug, retryOnConflict } from './db/unique.js'
 export { cascadingReference } from './db/relations.js'
 export { afterCommit, transaction } from './db/transaction.js'
-export { jsonColumn, transactionReader, type Reader, type Row } from './db/reader.js'
-export type { CacheOptions, ProcessCache } from './db/process-cache.js'
-export { unwatchTable, watchMigration, watchTable } from './db/watch-table.js'
-export { createDatabase, missingDatabaseMessage } from './db/postgres-database.js'
-export { databaseTarget, redactUrl, type Dialect, type EntityManager, type Orm } from './db/orm.js'
+export { jsonColumn, transactionReader, type Reader, type Row } from './cache/reader.js'
+export type { CacheOptions, ProcessCache } from './cache/process-cache.js'
+export { unwatchTable, watchMigration, watchTable } from './cache/watch-table.js'
+export { createDatabase } from './db/postgres-database.js'
+export { databaseTarget, redactUrl, type EntityManager } from './db/orm.js'
 export type { Emit, EventHandler, EventName, KernelEvents } from './events.js'
 export { API_VERSION } from './http/app.js'
 export {
@@ -33,7 +33,6 @@ export {
   type BrowserScript,
 } from './http/browser-script.js'
 export type { HttpContext } from './http/context.js'
-export { parseDigestHeader } from './http/digest.js'
 export {
   HttpError,
   badRequest,
@@ -46,22 +45,21 @@ export {
 } from './http/errors.js'
 export type { Form, FormFile, FormValue } from './http/forms.js'
 export type { LinkBuilder } from './http/links.js'
-export { VENDOR_XML, XML_CONTENT_TYPE } from './http/negotiate.js'
 export type { Page } from './http/range.js'
-export { byteHeaders, byteRange, validatorsOf, type BytesRange, type Validators } from './http/byte-range.js'
+export { byteHeaders, byteRange, validatorsOf } from './http/byte-range.js'
 export { reply, type Reply } from './http/reply.js'
-export { HTML_TYPE, SafeHtml, errorPage, escapeHtml, html, pageHeaders, type PageOptions } from './http/page.js'
+export { SafeHtml, errorPage, escapeHtml, html } from './http/page.js'
 export type { Handler, RouteOptions, Router } from './http/router.js'
-export { CONTROL_CHARACTERS, FieldReader, type FieldMode } from './http/validate.js'
-export { formatDate, renderXml, xml, type TimestampDialect, type XmlNode } from './http/xml.js'
+export { CONTROL_CHARACTERS } from './http/control-characters.js'
+export { FieldReader } from './http/validate.js'
+export { renderXml, xml, type TimestampDialect, type XmlNode } from './http/xml.js'
 export { ensureKeyPair, ensureSecret, instancePaths, readSecret } from './instance.js'
-export { Kernel, type BootOptions, type Listening, type StartJobsOptions } from './kernel.js'
+export { Kernel, type Listening } from './kernel.js'
 export { createLogger, type Logger } from './log.js'
-export type { Counter, Gauge, Histogram, PluginMetrics } from './metrics/metrics-registry.js'
-export { clusterMetrics, shareMetricsWithPrimary } from './metrics/metrics-cluster.js'
+export type { Counter, Histogram, PluginMetrics } from './metrics/metrics-registry.js'
+export { clusterMetrics } from './metrics/metrics-cluster.js'
 export { listenMetrics } from './metrics/metrics-server.js'
 export {
-  catalogOf,
   defineCommand,
   definePlugin,
   resolvePlugins,
@@ -77,13 +75,11 @@ export {
   type PluginDefinition,
   type Seeder,
 } from './plugin.js'
-export type { KernelPorts, PortName } from './ports.js'
 export type { CredentialsPort, DigestCredentials, Principal } from './ports/credentials.port.js'
-export { NONCE_COUNT_WINDOW, type NonceCounterPort, type StateScope } from './ports/nonce-counter.port.js'
+export { NONCE_COUNT_WINDOW, type NonceCounterPort } from './ports/nonce-counter.port.js'
 export { RESUMABLE_UPLOAD_ID, type ResumableUploadsPort } from './ports/resumable-uploads.port.js'
 export { checkResumableUploadId, finishedUpload, resumableUploadError } from './ports/resumable-uploads.checks.js'
 export {
-  STORAGE_KEY,
   StorageKeyError,
   StorageLimitError,
   StorageNotFoundError,
@@ -93,10 +89,8 @@ export {
   type WriteOptions,
 } from './ports/storage.port.js'
 export {
-  STORAGE_KEY_MAX,
   checkByteRange,
   checkExpiry,
-  checkMaxBytes,
   checkStorageKey,
   checkStoragePrefix,
   emptyStream,
@@ -110,36 +104,30 @@ export { statePerProcess } from './state/shared-state.js'
 export { LockWaiters } from './state/lock-waiters.js'
 export {
   JOB_STATES,
-  LIVE_STATES,
   PermanentJobError,
   type EnqueueOptions,
   type JobContext,
-  type JobFilter,
   type JobHandler,
   type JobRecord,
   type JobState,
   type JobTransition,
   type JobTypeOptions,
-  type StartOptions,
-  type StopOptions,
 } from './jobs/job.types.js'
-export type { JobSignal, JobTaker, QueuePort, TakeOutcome } from './ports/queue.port.js'
-export { Jobs, type JobsStats, type Reconciler } from './jobs/jobs.js'
-export { JobQueueError, MAX_PAYLOAD_BYTES } from './jobs/job-store.js'
-export { backoffDelay, scheduledDelay } from './jobs/job-runner.js'
+export type { JobSignal, JobTaker, QueuePort } from './ports/queue.port.js'
+export { Jobs, type Reconciler } from './jobs/jobs.js'
+export { MAX_PAYLOAD_BYTES } from './jobs/job-store.js'
 export { jobConcurrency } from './jobs/job-registry.js'
 export type {
   EncodeRequest,
   EncoderPort,
   LogoPlacement,
   LogoRequest,
-  MediaType,
   ProbeResult,
   ProbedStream,
   RenditionOutput,
 } from './ports/encoder.port.js'
-export { signToken, tokensWith, verifyToken, type TokenCheck, type TokenProblem, type Tokens } from './signed-token.js'
-export { INSTANCE_ADMIN_FLAG, hasFlag, isInstanceAdmin, requireFlag } from './authz/flags.js'
-export { Authz, PLATFORM_ADMIN_FLAG, type Describe } from './authz/authz.service.js'
-export type { ObjectKind, ObjectRef } from './authz/object-kinds.js'
+export { signToken, tokensWith, type Tokens } from './signed-token.js'
+export { INSTANCE_ADMIN_FLAG, isInstanceAdmin, requireFlag } from './authz/flags.js'
+export { Authz, PLATFORM_ADMIN_FLAG } from './authz/authz.service.js'
+export type { ObjectRef } from './authz/object-kinds.js'
 export type { AccessGrantsPort } from './ports/access-grants.port.js'

@@ -4,16 +4,16 @@ import { Authz } from './authz/authz.service.js'
 import type { Config } from './config/schema.js'
 import { validatePlugins } from './config/validate.js'
 import { Migrator, type OwnedMigration } from './db/migrator.js'
-import { type EntityManager, type Orm, databaseTarget, knexOf, openOrm } from './db/orm.js'
-import { type ChangeFeed, PostgresChangeFeed } from './db/change-feed.js'
-import { SqliteChangeFeed } from './db/sqlite-change-feed.js'
-import { ProcessCache } from './db/process-cache.js'
-import { readTracking } from './db/read-tracking.js'
-import { openReader } from './db/reader.js'
+import { type EntityManager, type Orm, databaseTarget, entityTables, knexOf, openOrm } from './db/orm.js'
+import { type ChangeFeed, PostgresChangeFeed } from './cache/change-feed.js'
+import { SqliteChangeFeed } from './cache/sqlite-change-feed.js'
+import { readTracking } from './cache/read-tracking.js'
+import { openReader } from './cache/reader.js'
 import { transaction } from './db/transaction.js'
 import { type Emit, EventBus } from './events.js'
-import { AnswerCache } from './http/answer-cache.js'
-import { createHttpServer, createRequestListener } from './http/app.js'
+import { AnswerCache } from './cache/answer-cache.js'
+import { createRequestListener } from './http/app.js'
+import { createHttpServer } from './http/server.js'
 import { DigestAuth } from './http/digest.js'
 import { LinkBuilder } from './http/links.js'
 import { JobEntity } from './jobs/job.entity.js'
@@ -33,6 +33,7 @@ import { InFlight } from './http/in-flight.js'
 import { type Logger, createLogger } from './log.js'
 import { type PluginCatalog, type PluginContext, type PluginDefinition, type Seeder } from './plugin.js'
 import { PluginServices, type ServiceKey } from './plugin-services.js'
+import { pluginContext } from './plugin-context.js'
 import { PortRegistry } from './ports.js'
 import { type KernelState, type SharedState, openSharedState } from './state/shared-state.js'
 import { STATE_MIGRATIONS } from './state/state-migrations.js'
@@ -151,7 +152,7 @@ export class Kernel {
     return this.pluginServices.exposed(key)
   }
 
-  /** Whether this process's caches (`ctx.cache`) serve now: serving on PostgreSQL with its change feed up. */
+  /** Whether this process's caches (`ctx.cache`, kept answers) serve now: a serving process with its change feed live. */
   get cachesLive(): boolean {
     return this.changes.live
   }
@@ -187,7 +188,9 @@ export class Kernel {
       ports,
       secret: readSecret(config) ?? '',
     }
-    const kernel = new Kernel(services, plugins, new Migrator(knexOf(orm), migrations))
+    // Every table of the plugins' entities is watched for the caches (not the kernel's jobs: no cache reads them).
+    const watched = () => entityTables(orm, ['jobs'])
+    const kernel = new Kernel(services, plugins, new Migrator(knexOf(orm), migrations, watched))
     try {
       kernel.provideSharedState()
       for (const plugin of plugins) {
@@ -230,42 +233,22 @@ export class Kernel {
   }
 
   private contextFor(plugin: PluginDefinition<never>, config: unknown): PluginContext<unknown> {
-    const { services } = this
-    const name = plugin.name
-    return {
-      name,
-      log: services.log.child({ plugin: name }),
-      config,
-      kernelConfig: services.config,
-      links: services.links,
-      reader: services.reader,
+    return pluginContext(plugin, config, {
+      services: this.services,
       tokens: this.tokens,
-      authz: services.authz,
-      metrics: this.metricsRegistry.forPlugin(name),
-      routes: (declare) => declare(this.routes.forPlugin(name)),
-      provide: (port, impl) => {
-        if (!(plugin.provides ?? []).includes(port)) {
-          throw new Error(`plugin "${name}" provides the "${port}" port: declare it in its provides`)
-        }
-        services.ports.provide(name, port, impl)
-      },
-      port: (port) => services.ports.get(port),
-      hasPort: (port) => services.ports.has(port),
-      expose: (key, service) => this.pluginServices.expose(name, key, service),
-      use: (key) => this.pluginServices.use(plugin, key),
-      job: (type, handler, options) => this.jobTypes.declare(name, type, handler, options),
-      enqueue: (type, payload, options) => this.jobs.enqueue(type, payload, options),
-      reconcile: (run) => this.jobs.reconcile(name, run),
-      ready: (dependency, check) => this.readiness.add(dependency, check),
-      on: (event, handler) => services.events.on(name, event, handler),
-      emit: (event, payload) => services.events.emit(event, payload),
-      seed: (run) => this.seeders.push({ plugin: name, run }),
-      onStop: (stop) => this.stoppers.push({ plugin: name, stop }),
-      onServe: (start) => this.starters.push({ plugin: name, start }),
-      hosts: (resolve) => this.hostResolvers.push(resolve),
+      metrics: this.metricsRegistry,
+      routes: this.routes,
+      pluginServices: this.pluginServices,
+      jobTypes: this.jobTypes,
+      jobs: this.jobs,
+      readiness: this.readiness,
+      seeders: this.seeders,
+      stoppers: this.stoppers,
+      starters: this.starters,
+      hostResolvers: this.hostResolvers,
       em: () => this.em(),
-      cache: (options) => new ProcessCache(this.changes, options),
-    }
+      changes: this.changes,
+    })
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { Authz } from './authz/authz.service.js'
 import type { Config } from './config/schema.js'
 import type { Orm } from './db/orm.js'
-import type { Reader } from './db/reader.js'
+import type { Reader } from './cache/reader.js'
 import type { EventBus } from './events.js'
 import type { LinkBuilder } from './http/links.js'
 import type { Logger } from './log.js'

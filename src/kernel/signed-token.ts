@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { safeEqual } from '../shared/secrets.js'
-import { readTracking } from './db/read-tracking.js'
+import { readTracking } from './cache/read-tracking.js'
 
 /** Why a token was refused. */
 export type TokenProblem = 'malformed' | 'forged' | 'expired'

@@ -83,3 +83,77 @@ export function importViolations(root: string, dependsOn: (plugin: string) => re
   }
   return violations
 }
+
+/** The import graph of `folders` (repository paths, `.ts` files): each file with the files it imports. */
+export function importGraph(root: string, folders: readonly string[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>()
+  for (const folder of folders) {
+    for (const file of sources(join(root, folder))) {
+      const from = relative(root, file).split(sep).join('/')
+      graph.set(
+        from,
+        importsOf(root, file).map((target) => target.replace(/\.js$/, '.ts')),
+      )
+    }
+  }
+  return graph
+}
+
+/**
+ * The import cycles of `graph`, one per strongly connected component of more than one file
+ * (or a file importing itself), each as the files of one circle, first file repeated last.
+ * Type-only imports count: a circle of types is still a circle a reader must hold in mind.
+ */
+export function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const components: string[][] = []
+  const edges = (file: string): string[] => (graph.get(file) ?? []).filter((target) => graph.has(target))
+  const visit = (file: string): void => {
+    index.set(file, next)
+    low.set(file, next)
+    next += 1
+    stack.push(file)
+    onStack.add(file)
+    for (const target of edges(file)) {
+      if (!index.has(target)) {
+        visit(target)
+        low.set(file, Math.min(low.get(file)!, low.get(target)!))
+      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!))
+    }
+    if (low.get(file) !== index.get(file)) return
+    const component: string[] = []
+    for (;;) {
+      const member = stack.pop()!
+      onStack.delete(member)
+      component.push(member)
+      if (member === file) break
+    }
+    if (component.length > 1 || edges(file).includes(file)) components.push(component)
+  }
+  for (const file of [...graph.keys()].sort()) if (!index.has(file)) visit(file)
+  // One circle through each component, from its first file by name, by the shortest way back.
+  return components.map((component) => {
+    const members = new Set(component)
+    const start = [...component].sort()[0]!
+    const cameFrom = new Map<string, string>()
+    const queue = [start]
+    for (let i = 0; i < queue.length; i++) {
+      for (const target of edges(queue[i]!).filter((t) => members.has(t))) {
+        if (target === start) {
+          const path = [queue[i]!]
+          while (path[0] !== start) path.unshift(cameFrom.get(path[0]!)!)
+          return [...path, start]
+        }
+        if (!cameFrom.has(target)) {
+          cameFrom.set(target, queue[i]!)
+          queue.push(target)
+        }
+      }
+    }
+    return [start, start]
+  })
+}

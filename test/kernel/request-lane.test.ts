@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { requestLane } from '../../src/kernel/db/request-lane.js'
+import { requestLane } from '../../src/kernel/cache/request-lane.js'
 import { type TestApp, startApp } from '../helpers/app.js'
 import { TEST_PG_URL } from '../helpers/database.js'
 import { publishingDataOn } from '../plugins/resources/publishing-data.helpers.js'

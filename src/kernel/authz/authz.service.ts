@@ -1,4 +1,4 @@
-import type { Reader } from '../db/reader.js'
+import type { Reader } from '../cache/reader.js'
 import { HttpError } from '../http/errors.js'
 import type { PortRegistry } from '../ports.js'
 import type { Principal } from '../ports/credentials.port.js'

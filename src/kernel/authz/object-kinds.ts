@@ -1,4 +1,4 @@
-import type { Reader } from '../db/reader.js'
+import type { Reader } from '../cache/reader.js'
 
 /** An object that accesses can target: a platform, a media, a stream, a resource. */
 export interface ObjectRef {

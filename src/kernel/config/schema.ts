@@ -56,8 +56,8 @@ export const kernelConfigSchema = z
         /** Seconds an idle keep-alive connection stays open for the client's next request. */
         keep_alive_timeout: z.number().positive(),
         /**
-         * Mebibytes of whole answers each serving process keeps per caller until what they read changes
-         * (PostgreSQL: resource, stream-list, platform, file and user info); 0: none kept.
+         * Mebibytes of whole answers (resource, stream-list, platform, file and user info) each serving
+         * process keeps per caller until what they read changes (SQLite: until any commit); 0: none kept.
          */
         answer_cache_mb: z.number().min(0),
       })

@@ -1,4 +1,5 @@
 import type { Knex } from '@mikro-orm/knex'
+import { watchTables } from '../cache/watch-table.js'
 import type { MigrationDefinition } from './migration.js'
 
 export const MIGRATIONS_TABLE = 'mediactl_migrations'
@@ -57,9 +58,14 @@ async function withoutStatementTimeout<T>(knex: Knex, work: (connection?: unknow
  * migration leaves nothing half applied.
  */
 export class Migrator {
+  /**
+   * `watched`: the tables whose changes the change feed must tell (every enabled plugin's
+   * entities), given their triggers after each `up` (watch-table.ts).
+   */
   constructor(
     private readonly knex: Knex,
     private readonly migrations: OwnedMigration[],
+    private readonly watched: () => readonly string[] = () => [],
   ) {
     const seen = new Set<string>()
     for (const m of migrations) {
@@ -96,7 +102,10 @@ export class Migrator {
     return this.migrations.filter((m) => !done.has(m.name))
   }
 
-  /** Applies every pending migration; returns the names applied. */
+  /**
+   * Applies every pending migration, then watches the tables that are not watched yet (even
+   * when none was pending); returns the names applied.
+   */
   async up(onEach?: (m: OwnedMigration) => void): Promise<string[]> {
     const applied: string[] = []
     for (const m of await this.pending()) {
@@ -112,6 +121,7 @@ export class Migrator {
       )
       applied.push(m.name)
     }
+    await watchTables(this.knex, this.watched())
     return applied
   }
 

@@ -31,6 +31,20 @@ export function databaseTarget(config: Config): DatabaseTarget {
   return { dialect: 'postgresql', location: url }
 }
 
+/**
+ * The tables of the ORM's entities (pivot tables included) but `except`: what the kernel
+ * watches for the caches (watch-table.ts), read from MikroORM's metadata so a plugin's new
+ * entity is watched without a migration of its own.
+ */
+export function entityTables(orm: Orm, except: readonly string[] = []): string[] {
+  const tables = new Set<string>()
+  for (const meta of Object.values(orm.getMetadata().getAll())) {
+    if (meta.virtual || meta.embeddable || meta.abstract || meta.expression || !meta.tableName) continue
+    if (!except.includes(meta.tableName)) tables.add(meta.tableName)
+  }
+  return [...tables].sort()
+}
+
 /** Hides the password of a database URL for messages and logs. */
 export function redactUrl(url: string): string {
   return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')

@@ -1,17 +1,16 @@
 import type { InFlight } from './in-flight.js'
 import { randomUUID } from 'node:crypto'
 import { isCancelledStatement, isOutage, outageOf } from './outage.js'
-import { type IncomingMessage, STATUS_CODES, type Server, type ServerResponse, createServer } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
-import { type Duplex, Readable, pipeline } from 'node:stream'
+import { Readable, pipeline } from 'node:stream'
 import { NotFoundError, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { Principal } from '../ports/credentials.port.js'
 import { verifyToken } from '../signed-token.js'
-import type { Logger } from '../log.js'
 import type { KernelServices } from '../services.js'
-import { ReadSet, readTracking } from '../db/read-tracking.js'
-import { requestLane } from '../db/request-lane.js'
-import type { Answer, AnswerCache } from './answer-cache.js'
+import { ReadSet, readTracking } from '../cache/read-tracking.js'
+import { requestLane } from '../cache/request-lane.js'
+import type { Answer, AnswerCache } from '../cache/answer-cache.js'
 import { HttpContext } from './context.js'
 import { credentialsHeader } from './digest.js'
 import { HttpError, internalError, notFound } from './errors.js'
@@ -24,7 +23,7 @@ import { type TimestampDialect, type XmlNode, renderXml, xml } from './xml.js'
 /** The contract version every response announces. */
 export const API_VERSION = '2.14.3'
 
-function errorDocument(error: HttpError): XmlNode {
+export function errorDocument(error: HttpError): XmlNode {
   const fields = Object.entries(error.fields).map(([name, message]) => xml.str('field', message, { name }))
   return xml.el('error', undefined, [xml.num('status', error.status), xml.str('message', error.message), ...fields])
 }
@@ -392,87 +391,4 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
       })
     options.inFlight?.track(handled)
   }
-}
-
-/** The `http` settings the server itself enforces (see docs/security.md). */
-export interface ServerLimits {
-  max_header_size: number
-  headers_timeout: number
-  request_timeout: number
-  idle_timeout: number
-  keep_alive_timeout: number
-}
-
-/** What a broken request (one node:http could not even parse) answers, by node's error code. */
-function clientErrorStatus(code: string | undefined): { status: number; message: string } {
-  if (code === 'HPE_HEADER_OVERFLOW') {
-    return { status: 431, message: 'The request headers are too large: send fewer or shorter headers.' }
-  }
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return { status: 408, message: 'The request took too long to arrive: send it again, faster.' }
-  }
-  return { status: 400, message: 'Malformed HTTP request.' }
-}
-
-/**
- * A node:http server around the pipeline, with the limits that keep one client from
- * starving the others: a bounded request head (431), a deadline for it (slowloris: 408),
- * an optional deadline for the whole request, an idle timeout and keep-alive for API clients.
- * Requests node:http cannot parse get the contract's error body, then the connection closes.
- */
-export function createHttpServer(
-  listener: (req: IncomingMessage, res: ServerResponse) => void,
-  limits: ServerLimits,
-  log?: Logger,
-): Server {
-  const ms = (seconds: number): number => Math.round(seconds * 1000)
-  const requestTimeout = ms(limits.request_timeout)
-  // node:http refuses a head deadline beyond the whole request's.
-  const headersTimeout =
-    requestTimeout > 0 ? Math.min(ms(limits.headers_timeout), requestTimeout) : ms(limits.headers_timeout)
-  const server = createServer(
-    {
-      maxHeaderSize: limits.max_header_size,
-      headersTimeout,
-      requestTimeout,
-      keepAliveTimeout: ms(limits.keep_alive_timeout),
-      // How often the deadlines above are checked: often enough that they hold to about a quarter.
-      connectionsCheckingInterval: Math.max(100, Math.min(5000, Math.round(headersTimeout / 4))),
-    },
-    listener,
-  )
-  server.timeout = ms(limits.idle_timeout)
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy()
-      return
-    }
-    // A connection that never sent a byte (a browser's preconnection, a probe) made no request:
-    // it is closed without an answer, as the idle timeout closes it, whichever deadline comes first.
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && (socket as Duplex & { bytesRead?: number }).bytesRead === 0) {
-      socket.destroy()
-      return
-    }
-    // Garbage after a whole request still being answered: that answer is finished first, then
-    // the connection closes (the garbage gets none: it was no request). A request whose own
-    // body broke is cut at once, so that its handler sees the body fail and cleans up.
-    const pending = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage
-    if (pending && !pending.writableFinished && pending.req.complete) {
-      pending.once('close', () => socket.destroy())
-      return
-    }
-    if (pending?.headersSent) {
-      socket.destroy()
-      return
-    }
-    const { status, message } = clientErrorStatus(error.code)
-    const remote = (socket as Duplex & { remoteAddress?: string }).remoteAddress
-    log?.info({ status, code: error.code, ip: remote }, 'client error')
-    const body = renderXml(errorDocument(new HttpError(status, message)))
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: ${XML_CONTENT_TYPE}\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Api-Version: ${API_VERSION}\r\n\r\n${body}`,
-    )
-  })
-  return server
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Authz } from '../authz/authz.service.js'
 import type { EntityManager } from '../db/orm.js'
-import type { Reader } from '../db/reader.js'
+import type { Reader } from '../cache/reader.js'
 import type { Logger } from '../log.js'
 import type { Principal } from '../ports/credentials.port.js'
 import type { KernelServices } from '../services.js'

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import busboy from 'busboy'
 import { type FieldErrors, HttpError, badRequest, invalid, tooLarge } from './errors.js'
-import { CONTROL_CHARACTERS } from './validate.js'
+import { CONTROL_CHARACTERS } from './control-characters.js'
 
 /** A parsed form: bracket notation (`permission[Media][edit]`) becomes nested values. */
 export interface Form {

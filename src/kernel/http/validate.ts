@@ -1,3 +1,4 @@
+import { CONTROL_CHARACTERS } from './control-characters.js'
 import { type FieldErrors, invalid } from './errors.js'
 import { type Form, type FormValue, repeatedValues } from './forms.js'
 
@@ -31,12 +32,6 @@ export interface IntegerRule extends Common {
   max?: number
 }
 
-/**
- * Characters XML 1.0 cannot carry (C0 controls other than tab, newline and carriage return;
- * U+FFFE, U+FFFF), refused in text fields (412).
- */
-// eslint-disable-next-line no-control-regex
-export const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/
 const EMAIL =
   /^[^\s@<>()[\]\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
 

@@ -1,5 +1,5 @@
 import type { Knex } from '@mikro-orm/knex'
-import { jsonColumn } from '../db/reader.js'
+import { jsonColumn } from '../cache/reader.js'
 import type { Dialect } from '../db/orm.js'
 import { JOB_STATES, type JobFilter, type JobRecord, type JobState } from './job.types.js'
 import { UserError } from '../errors.js'

@@ -1,6 +1,6 @@
 import type { Knex } from '@mikro-orm/knex'
 import { Counter, Gauge, Histogram, type Registry, collectDefaultMetrics } from 'prom-client'
-import type { AnswerOutcome } from '../http/answer-cache.js'
+import type { AnswerOutcome } from '../cache/answer-cache.js'
 import type { RequestObservation } from '../http/app.js'
 import { JOB_STATES } from '../jobs/job.types.js'
 import type { Jobs } from '../jobs/jobs.js'

@@ -1,5 +1,5 @@
-import type { ChangeFeed } from '../db/change-feed.js'
-import type { ReadSet } from '../db/read-tracking.js'
+import type { ChangeFeed } from './change-feed.js'
+import type { ReadSet } from './read-tracking.js'
 
 /** An answer as written: status, headers and body. */
 export interface Answer {
@@ -60,7 +60,7 @@ export class AnswerCache {
     })
   }
 
-  /** Whether answers are kept now (PostgreSQL, the feed up, a size above 0). */
+  /** Whether answers are kept now (the feed live, a size above 0). */
   get enabled(): boolean {
     return this.maxBytes > 0 && this.feed.live
   }

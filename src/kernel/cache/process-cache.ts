@@ -5,7 +5,8 @@ import { readTracking } from './read-tracking.js'
 export interface CacheOptions {
   /**
    * The tables its values are read from: a change to any of them (by any process) drops the
-   * cache. Each must be watched (`watchTable` in the owning plugin's migrations).
+   * cache. Each is watched when it is a table of an enabled plugin's entities (the kernel puts
+   * the trigger on it at `migrate`: watch-table.ts).
    */
   tables: readonly string[]
   /** Most entries kept; past it the cache starts over (default 10,000). */
@@ -14,7 +15,8 @@ export interface CacheOptions {
 
 /**
  * Lookups kept in this process until a table they come from changes (docs/operations.md,
- * Caches). While the change feed is down, or on SQLite, every lookup reads through.
+ * Caches). While the change feed is not live (down, or not started: CLI commands, workers),
+ * every lookup reads through.
  */
 export class ProcessCache<V> {
   private readonly entries = new Map<string, V>()

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import type { Knex } from '@mikro-orm/knex'
-import type { DatabaseTarget, EntityManager } from './orm.js'
+import type { DatabaseTarget, EntityManager } from '../db/orm.js'
 import { readTracking } from './read-tracking.js'
 import { requestLane } from './request-lane.js'
 
