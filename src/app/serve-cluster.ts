@@ -92,10 +92,11 @@ const STABLE_MS = 60_000
  */
 export async function serveCluster(options: ClusterOptions): Promise<ClusterServing> {
   const initialized = options.init ? await initInstance({ ...options, ...options.init }) : undefined
-  requireSecret(options)
   const config = readConfig(options)
   const log: Logger = options.logger ?? createLogger(config.log_level)
   await withKernel({ ...options, logger: log, pending: 'allow' }, async (kernel) => {
+    // Once the database answered: a missing database is the first thing to fix (init makes the secret too).
+    requireSecret(options)
     await migrateAtStart(kernel, options, log)
     if (statePerProcess(kernel.services.ports).length) throw new StatePerProcessError(options.processes)
   })

@@ -55,8 +55,9 @@ export async function migrateAtStart(
  */
 export async function serve(options: ServeOptions): Promise<Serving> {
   const initialized = options.init ? await initInstance({ ...options, ...options.init }) : undefined
-  requireSecret(options)
   return withKernel({ ...options, pending: 'allow', keepOpen: true }, async (kernel) => {
+    // Once the database answered: a missing database is the first thing to fix (init makes the secret too).
+    requireSecret(options)
     await migrateAtStart(kernel, options, kernel.log)
     const listening = await kernel.listen(options.port, options.host)
     if (options.httpProcess) kernel.shareMetrics()
