@@ -209,6 +209,7 @@ export class Kernel {
       }
       services.ports.check()
     } catch (error) {
+      await kernel.sharedState?.close()
       services.reader.close()
       await orm.close(true)
       throw error
