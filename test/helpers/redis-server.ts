@@ -32,7 +32,16 @@ export async function startRedis(port: number): Promise<ChildProcess> {
     ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
     { stdio: 'ignore' },
   )
-  await waitFor(() => taken(port), { timeout: 10_000, message: `redis-server on port ${port}` })
+  let exited: number | null | undefined
+  child.once('exit', (code) => (exited = code))
+  // A bound on failure only: under CI's load (two legs and the repeated runs at once) a start took over 10 s.
+  await waitFor(
+    () => {
+      if (exited !== undefined) throw new Error(`redis-server on port ${port} exited (${exited}) before listening`)
+      return taken(port)
+    },
+    { timeout: 30_000, message: `redis-server on port ${port}` },
+  )
   return child
 }
 
