@@ -1,20 +1,17 @@
-import type { IncomingMessage, Server } from 'node:http'
+import type { Server } from 'node:http'
 import type { EntitySchema } from '@mikro-orm/core'
 import { Authz } from './authz/authz.service.js'
 import type { Config } from './config/schema.js'
 import { validatePlugins } from './config/validate.js'
 import { Migrator, type OwnedMigration } from './db/migrator.js'
 import { type EntityManager, type Orm, databaseTarget, entityTables, knexOf, openOrm } from './db/orm.js'
-import { type ChangeFeed, PostgresChangeFeed } from './cache/change-feed.js'
-import { SqliteChangeFeed } from './cache/sqlite-change-feed.js'
-import { readTracking } from './cache/read-tracking.js'
+import { Caches } from './cache/caches.js'
 import { openReader } from './cache/reader.js'
 import { transaction } from './db/transaction.js'
 import { type Emit, EventBus } from './events.js'
-import { AnswerCache } from './cache/answer-cache.js'
 import { createRequestListener } from './http/app.js'
+import { digestAuthenticator } from './http/authenticator.js'
 import { createHttpServer } from './http/server.js'
-import { DigestAuth } from './http/digest.js'
 import { LinkBuilder } from './http/links.js'
 import { JobEntity } from './jobs/job.entity.js'
 import { JobRegistry, jobConcurrency } from './jobs/job-registry.js'
@@ -97,10 +94,8 @@ export class Kernel {
   private closed: Promise<void> | undefined
   /** Signs and checks with the server secret, for plugins (`ctx.tokens`). */
   private readonly tokens: Tokens
-  /** What tells this process's caches (`ctx.cache`) that watched tables changed; live once serving on PostgreSQL. */
-  private readonly changes: ChangeFeed
-  /** Whole answers of cacheable routes, kept until what they read changes (on while `changes` is live). */
-  private readonly answers: AnswerCache
+  /** The change feed, and the kept answers of cacheable routes: live once serving (cache/README.md). */
+  private readonly caches: Caches
 
   private constructor(
     readonly services: KernelServices,
@@ -109,7 +104,6 @@ export class Kernel {
   ) {
     const { config, ports } = services
     this.tokens = tokensWith(services.secret)
-    this.changes = changeFeedOf(config, services.log)
     this.jobs = new Jobs(
       knexOf(services.orm),
       databaseTarget(config).dialect,
@@ -126,8 +120,11 @@ export class Kernel {
     )
     const knex = knexOf(services.orm)
     this.metrics = new Metrics(this.metricsRegistry.registry, this.jobs, knex)
-    const countAnswer = this.metrics.answerCache(() => this.answers.size.bytes)
-    this.answers = new AnswerCache(this.changes, config.http.answer_cache_mb * MIB, countAnswer)
+    this.caches = new Caches(
+      config,
+      services.log,
+      this.metrics.answerCache(() => this.caches.answerBytes),
+    )
     this.readiness.add('database', () => knex.raw('select 1'))
     probeRoutes(this.routes.forPlugin('kernel'), this.readiness, () => this.closing)
   }
@@ -154,7 +151,7 @@ export class Kernel {
 
   /** Whether this process's caches (`ctx.cache`, kept answers) serve now: a serving process with its change feed live. */
   get cachesLive(): boolean {
-    return this.changes.live
+    return this.caches.live
   }
 
   /** A fresh EntityManager for work outside requests. */
@@ -248,7 +245,7 @@ export class Kernel {
       starters: this.starters,
       hostResolvers: this.hostResolvers,
       em: () => this.em(),
-      changes: this.changes,
+      changes: this.caches.changes,
     })
   }
 
@@ -291,43 +288,14 @@ export class Kernel {
     return (await this.migrator.pending()).map((m) => m.name)
   }
 
-  /** The authenticator the HTTP pipeline uses. */
-  private authenticator(): {
-    authenticate: (req: IncomingMessage) => ReturnType<DigestAuth['authenticate']>
-    challenge: () => string
-  } {
-    const { services } = this
-    if (!services.secret) {
-      throw new Error(`no server secret: run "mediactl init" (or set auth.secret / MEDIACTL_SECRET)`)
-    }
-    const counter = services.ports.get('nonceCounter')
-    const digest = new DigestAuth(
-      {
-        realm: services.config.auth.realm,
-        nonceTtl: services.config.auth.nonce_ttl,
-        secret: services.secret,
-        // One warn line per refused attempt, with address and username: fail2ban's input.
-        onRefused: (refusal) => services.log.warn({ event: 'auth_failed', ...refusal }, 'authentication refused'),
-      },
-      counter,
-    )
-    const credentials = services.ports.get('credentials')
-    return {
-      authenticate: (req) => digest.authenticate(req, (username) => credentials.findByUsername(username)),
-      challenge: () => digest.challenge(),
-    }
-  }
-
   /** The request listener (for tests or embedding in another server). */
   requestListener(): ReturnType<typeof createRequestListener> {
-    const { authenticate, challenge } = this.authenticator()
     return createRequestListener({
       services: this.services,
       routes: this.routes,
-      authenticate,
-      challenge,
-      answers: this.answers,
-      catchUp: () => this.changes.sync(),
+      auth: digestAuthenticator(this.services),
+      wrap: this.caches.wrap,
+      catchUp: () => this.caches.catchUp(),
       isClosing: () => this.closing,
       inFlight: this.inFlight,
       observe: (request) => this.metrics.observe(request),
@@ -364,25 +332,6 @@ export class Kernel {
     shareMetricsWithPrimary(this.metricsRegistry.registry)
   }
 
-  /**
-   * Turns the caches on in a serving process: starts the change feed, and drops this
-   * process's caches at each of its own writes and commits, before the feed tells them, so a
-   * client reads what it just wrote. CLI commands and workers read through.
-   */
-  private listenForChanges(): void {
-    const knex = knexOf(this.orm)
-    const dropOnWrite = (query: { sql?: string } | undefined): void => {
-      if (WRITES.test(query?.sql ?? '')) this.changes.wrote()
-      // Read through the ORM or knex, outside the reader: an answer made so is not kept.
-      readTracking.untracked()
-    }
-    // Before a write runs, and again once it (or the commit) is done: a read racing the commit
-    // may have kept the old value in between.
-    knex.on('query', dropOnWrite)
-    knex.on('query-response', (_response: unknown, query: { sql?: string }) => dropOnWrite(query))
-    this.changes.start()
-  }
-
   /** Starts the HTTP server. */
   async listen(port = this.config.http.port, host = this.config.http.host): Promise<Listening> {
     const server = createHttpServer(this.requestListener(), this.config.http, this.services.log)
@@ -392,7 +341,7 @@ export class Kernel {
       host: 'http.host (MEDIACTL_HOST, serve --host)',
     })
     const url = `http://${displayHost(host)}:${address.port}`
-    this.listenForChanges()
+    this.caches.start(knexOf(this.orm))
     if (!this.config.base_url) this.services.links.rebase(url)
     for (const { start } of this.starters) await start()
     return { server, url }
@@ -449,7 +398,7 @@ export class Kernel {
       await closed
     }
     await this.sharedState?.close()
-    await this.changes.close()
+    await this.caches.close()
     this.services.reader.close()
     await this.orm.close(true)
   }
@@ -473,20 +422,4 @@ async function stopPlugin(plugin: string, stop: () => Promise<void> | void, ms: 
 function displayHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return 'localhost'
   return host.includes(':') ? `[${host}]` : host
-}
-
-/** A statement that may change rows, or ends a transaction that did. */
-const WRITES = /^\s*(insert|update|delete|truncate|merge|commit|with)\b/i
-
-/** Bytes in a mebibyte (the `*_mb` settings). */
-const MIB = 1024 * 1024
-
-function changeFeedOf(config: Config, log: Logger): ChangeFeed {
-  const target = databaseTarget(config)
-  if (target.dialect === 'sqlite') return new SqliteChangeFeed(target.location)
-  return new PostgresChangeFeed(
-    target.location,
-    config.database.connect_timeout * 1000,
-    log.child({ module: 'change-feed' }),
-  )
 }

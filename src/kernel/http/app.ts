@@ -5,20 +5,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { Readable, pipeline } from 'node:stream'
 import { NotFoundError, UniqueConstraintViolationException } from '@mikro-orm/core'
-import type { Principal } from '../ports/credentials.port.js'
-import { verifyToken } from '../signed-token.js'
 import type { KernelServices } from '../services.js'
-import { ReadSet, readTracking } from '../cache/read-tracking.js'
 import { requestLane } from '../cache/request-lane.js'
-import type { Answer, AnswerCache } from '../cache/answer-cache.js'
-import { HttpContext } from './context.js'
-import { credentialsHeader } from './digest.js'
+import { type Answer, xmlAnswer } from './answer.js'
 import { HttpError, internalError, notFound } from './errors.js'
-import { XML_CONTENT_TYPE, accepts, acceptsXml } from './negotiate.js'
+import { accepts, acceptsXml } from './negotiate.js'
 import { errorPage } from './page.js'
 import { type Reply, reply } from './reply.js'
-import type { RouteTable } from './router.js'
-import { type TimestampDialect, type XmlNode, renderXml, xml } from './xml.js'
+import { type Authenticator, HTML_PRODUCES, RouteRequest, authenticateFor } from './route-request.js'
+import { type RouteRunner, type RouteWrapper, runRoute } from './route-runner.js'
+import type { Route, RouteTable } from './router.js'
+import { type TimestampDialect, type XmlNode, xml } from './xml.js'
 
 /** The contract version every response announces. */
 export const API_VERSION = '2.14.3'
@@ -55,15 +52,6 @@ const OUTAGE = (): HttpError =>
 const CANCELLED = (): HttpError =>
   new HttpError(503, 'The database took too long to answer; try again in a few seconds.', {}, { 'Retry-After': '5' })
 
-/** An XML reply as the status, headers and bytes it is written with. */
-function xmlAnswer(reply: Reply & { xml: XmlNode }, extra: Record<string, string>, dialect: TimestampDialect): Answer {
-  const body = Buffer.from(renderXml(reply.xml, dialect))
-  const headers: Record<string, string | number> = { ...extra, ...reply.headers }
-  headers['Content-Type'] ??= XML_CONTENT_TYPE
-  headers['Content-Length'] = body.length
-  return { status: reply.status, headers, body }
-}
-
 function writeAnswer(res: ServerResponse, answer: Answer, closing: boolean): void {
   if (closing) res.shouldKeepAlive = false
   res.writeHead(answer.status, answer.headers).end(answer.body)
@@ -77,6 +65,7 @@ function send(
   dialect: TimestampDialect,
 ): void {
   if (reply.handled) return
+  if (reply.answer) return writeAnswer(res, reply.answer, closing)
   if (reply.xml) return writeAnswer(res, xmlAnswer({ ...reply, xml: reply.xml }, extra, dialect), closing)
   if (closing) res.shouldKeepAlive = false
   const headers: Record<string, string | number> = { ...extra, ...reply.headers }
@@ -109,28 +98,6 @@ function splitTarget(url: string): { path: string; search: string } {
   return q === -1 ? { path: url, search: '' } : { path: url.slice(0, q), search: url.slice(q + 1) }
 }
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/
-
-/**
- * Decodes the path parameters. A control character (a NUL above all, which PostgreSQL cannot
- * even compare) never names anything, since no name or slug may hold one: 404 before any query.
- */
-function decodeParams(raw: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [key, value] of Object.entries(raw)) {
-    let decoded: string
-    try {
-      decoded = decodeURIComponent(value)
-    } catch {
-      throw new HttpError(400, `Malformed percent-encoding in the path parameter "${key}".`)
-    }
-    if (CONTROL.test(decoded)) throw notFound()
-    out[key] = decoded
-  }
-  return out
-}
-
 /**
  * The id of a request: the proxy's `X-Request-Id` when it is a plain token (so one id
  * follows the request through the proxy's log and ours), else a fresh one.
@@ -147,16 +114,14 @@ export interface HttpAppOptions {
   inFlight?: InFlight
   /** Called once per request, when its connection is done with it (metrics). */
   observe?(request: RequestObservation): void
-  /** Authenticates a request (Digest + the credentials port). */
-  authenticate(req: IncomingMessage): Promise<Principal>
-  /** Keeps the answers of cacheable routes (RouteOptions.cacheable) until what they read changes. */
-  answers?: AnswerCache
+  /** Authenticates a request (Digest + the credentials port), and makes the challenges of 401 answers. */
+  auth: Authenticator
+  /** Gives some routes a runner of their own (the kept answers of cacheable routes: cache/kept-answers.ts). */
+  wrap?: RouteWrapper
   /** Called as each request starts: the caches learn the changes their feed learns only by asking (SQLite). */
   catchUp?(): void
   /** True once shutdown has begun: answers then close their connection instead of keeping it alive. */
   isClosing?(): boolean
-  /** A fresh Digest challenge, for the 401 of a refused token (see RouteOptions.tokenPurpose). */
-  challenge?(): string
   /**
    * The path prefix under which requests to another host name than the public base URL's are
    * served (a media's own domain → `/portal/<media>`), or null to serve them as usual.
@@ -184,43 +149,10 @@ export interface RequestObservation {
   seconds: number
 }
 
-/** What page routes produce (RouteOptions.produces): their errors are pages too. */
-const HTML_PRODUCES = 'text/html'
-
 /** The host name of a request (lowercase, port removed), or '' without a Host header. */
 function hostOf(req: IncomingMessage): string {
   const host = (req.headers.host ?? '').toLowerCase()
   return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '')
-}
-
-/** The `token` query parameter (the last one sent), or undefined. */
-function queryToken(search: string): string | undefined {
-  if (!search.includes('token=')) return undefined
-  return new URLSearchParams(search).getAll('token').at(-1)
-}
-
-/**
- * Checks the token of a media link (RouteOptions.tokenPurpose): its payload, or 401 (not a
- * token of ours: malformed or forged, with a Digest challenge so a client may authenticate
- * instead) or 403 (a real token, expired: the link has to be fetched again).
- */
-function checkToken(
-  secret: string,
-  purpose: string,
-  token: string,
-  challenge: (() => string) | undefined,
-): Record<string, unknown> {
-  const check = verifyToken<Record<string, unknown>>(secret, purpose, token)
-  if (check.ok) return check.payload
-  if (check.problem === 'expired') {
-    throw new HttpError(403, 'This link has expired: fetch a new one (with-token) or use Digest credentials.')
-  }
-  throw new HttpError(
-    401,
-    'The token of this link is not valid: fetch a new link (with-token) or use Digest credentials.',
-    {},
-    challenge ? { 'WWW-Authenticate': challenge() } : {},
-  )
 }
 
 /**
@@ -235,6 +167,13 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
   const baseHost = new URL(`${services.links.base}/`).hostname.toLowerCase()
   /** The dependencies requests fail on because they are unreachable (logged when it starts and ends). */
   const outages = new Set<string>()
+  /** Each route's runner: a wrapper's, or the plain one. */
+  const runners = new Map<Route, RouteRunner>()
+  const runnerOf = (route: Route): RouteRunner => {
+    let runner = runners.get(route)
+    if (!runner) runners.set(route, (runner = options.wrap?.(route) ?? runRoute))
+    return runner
+  }
 
   /** The prefix a host mapping puts before the path, for hosts other than the base URL's. */
   async function hostPrefixOf(req: IncomingMessage): Promise<string> {
@@ -262,44 +201,25 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
       if (!acceptsXml(req.headers.accept) && !(produces && accepts(req.headers.accept, produces))) {
         throw new HttpError(406, 'Only XML is available: send Accept: application/xml (or leave Accept out).')
       }
-      // The answer of a cacheable route records what it reads from here on, its caller's
-      // credentials included, so that it is kept only until one of them changes.
-      const answers = options.answers
-      const reads =
-        match?.route.options.cacheable && req.method === 'GET' && answers?.enabled ? new ReadSet() : undefined
-      const mark = answers?.begin() ?? 0
-      const tracked = <T>(work: () => Promise<T>): Promise<T> => (reads ? readTracking.run(reads, work) : work())
-      let user: Principal | undefined
-      let token: Record<string, unknown> | undefined
-      const purpose = match?.route.options.tokenPurpose
-      const sent = purpose ? queryToken(search) : undefined
-      if (purpose && sent !== undefined) {
-        // Pages get no Digest challenge: a browser would prompt for a login instead of showing the page.
-        const challenge = produces === HTML_PRODUCES ? undefined : options.challenge
-        token = checkToken(services.secret, purpose, sent, challenge)
-      } else if (
-        !match?.route.options.public &&
-        !(match?.route.options.anonymous && credentialsHeader(req) === undefined)
-      ) {
-        user = await tracked(() => options.authenticate(req))
-        state.user = user.username
+      if (!match) {
+        // 401 before 404: an unknown path tells an unauthenticated caller nothing.
+        const { user } = await authenticateFor(undefined, req, search, services, options.auth)
+        state.user = user?.username
+        throw notFound()
       }
-      if (!match) throw notFound()
-      // The user's platform may answer its (old) clients in another dialect than the installation's.
-      const dialect = user?.timestamps ?? services.config.api.timestamps
-      const closing = (): boolean => options.isClosing?.() ?? false
-      // Everything of the request a cacheable handler may answer by; the rest (grants, rows) is in `reads`.
-      const key = reads && [user?.id ?? '', dialect, mounted, req.url, req.headers.range ?? ''].join('\n')
-      const kept = key ? answers!.get(key) : undefined
-      if (kept) return writeAnswer(res, kept, closing())
-      const context = new HttpContext(req, res, services, decodeParams(match.params), search, user, token, mounted)
-      const result = await tracked(async () => match.route.handler(context))
-      if (key && result.xml && result.status === 200 && !result.handled) {
-        const answer = xmlAnswer({ ...result, xml: result.xml }, context.responseHeaders, dialect)
-        answers!.keep(key, mark, reads!, answer)
-        return writeAnswer(res, answer, closing())
-      }
-      send(res, result, context.responseHeaders, closing(), dialect)
+      const request = new RouteRequest(
+        match.route,
+        match.params,
+        req,
+        res,
+        search,
+        mounted,
+        services,
+        options.auth,
+        (username) => (state.user = username),
+      )
+      const result = await runnerOf(match.route)(request)
+      send(res, result, request.context?.responseHeaders ?? {}, options.isClosing?.() ?? false, request.dialect)
     } catch (error) {
       const known = toHttpError(error)
       const dependency = known?.status === 503 && isOutage(error) ? outageOf(error) : undefined
@@ -336,9 +256,9 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
         state.user === undefined &&
         produces !== HTML_PRODUCES &&
         !answer.headers['WWW-Authenticate'] &&
-        options.challenge
+        options.auth.challenge
       ) {
-        answer.headers['WWW-Authenticate'] = options.challenge()
+        answer.headers['WWW-Authenticate'] = options.auth.challenge()
       }
       send(
         res,

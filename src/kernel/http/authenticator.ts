@@ -1,0 +1,29 @@
+import type { KernelServices } from '../services.js'
+import { DigestAuth } from './digest.js'
+import type { Authenticator } from './route-request.js'
+
+/**
+ * The pipeline's authenticator: HTTP Digest, with nonce counts in the `nonceCounter` port
+ * (shared by every process: a replayed header is refused whichever process it reaches) and
+ * users from the `credentials` port. Throws when the server has no secret to sign nonces with.
+ */
+export function digestAuthenticator(services: KernelServices): Authenticator {
+  if (!services.secret) {
+    throw new Error(`no server secret: run "mediactl init" (or set auth.secret / MEDIACTL_SECRET)`)
+  }
+  const digest = new DigestAuth(
+    {
+      realm: services.config.auth.realm,
+      nonceTtl: services.config.auth.nonce_ttl,
+      secret: services.secret,
+      // One warn line per refused attempt, with address and username: fail2ban's input.
+      onRefused: (refusal) => services.log.warn({ event: 'auth_failed', ...refusal }, 'authentication refused'),
+    },
+    services.ports.get('nonceCounter'),
+  )
+  const credentials = services.ports.get('credentials')
+  return {
+    authenticate: (req) => digest.authenticate(req, (username) => credentials.findByUsername(username)),
+    challenge: () => digest.challenge(),
+  }
+}
