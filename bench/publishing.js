@@ -84,7 +84,7 @@ const PAGE = 50
 // ---------------------------------------------------------------------------------------
 
 /** '' (SQLite in the child's data dir), or a fresh PostgreSQL database on BENCH_DATABASE_URL's server. */
-async function freshDatabase(serverUrl) {
+export async function freshDatabase(serverUrl) {
   if (!serverUrl) return { url: '', name: 'SQLite', drop: async () => undefined }
   const { default: pg } = await import('pg')
   const name = `mediactl_bench_${randomBytes(6).toString('hex')}`
@@ -115,21 +115,25 @@ async function freshDatabase(serverUrl) {
 // ---------------------------------------------------------------------------------------
 
 /**
- * The publishing server (`--role=publishing` of bench/run.js): waits for `{ database, log }`
+ * The publishing server (`--role=publishing` of bench/run.js): waits for `{ database, log, resources }`
  * from the parent, boots the compiled kernel on a temporary data dir and that database, makes
  * the data (see the header), listens and answers ready. `dist(path)` imports a compiled module;
- * `answerIpc(stop)` serves the parent's commands (stop, cpu, rss).
+ * `answerIpc(stop)` serves the parent's commands (stop, cpu, rss). Also, for the scenarios that
+ * share this server (bench/mixed.js): `answerCacheMb` in the message overrides
+ * BENCH_ANSWER_CACHE_MB for this child (`default`: the product's default), `metrics: true` serves the kernel's metrics on a free
+ * port of 127.0.0.1 (its URL in the ready message, `metricsUrl`), and `prepare(made)` makes more
+ * data once the publishing data is made; what it resolves with is added to the ready message.
  */
-export function publishingServer({ dist, answerIpc }) {
+export function publishingServer({ dist, answerIpc, prepare }) {
   process.once('message', (message) => {
-    bootPublishing(dist, answerIpc, message).catch((error) => {
+    bootPublishing(dist, answerIpc, message, prepare).catch((error) => {
       process.stderr.write(`publishing server: ${error?.stack ?? error}\n`)
       process.exit(1)
     })
   })
 }
 
-async function bootPublishing(dist, answerIpc, { database, log, resources }) {
+async function bootPublishing(dist, answerIpc, { database, log, resources, answerCacheMb, metrics }, prepare) {
   const { Kernel, createLogger, ensureKeyPair, loadConfig } = await dist('src/kernel/index.js')
   const { CATALOG } = await dist('src/catalog.js')
   const { createUser } = await dist('plugins/identity/index.js')
@@ -137,6 +141,8 @@ async function bootPublishing(dist, answerIpc, { database, log, resources }) {
 
   const dataDir = mkdtempSync(join(tmpdir(), 'mediactl-bench-publish-'))
   const logFile = log === 'file' ? join(dataDir, 'access.log') : undefined
+  // `default`: the product's http.answer_cache_mb, whatever BENCH_ANSWER_CACHE_MB says.
+  const cacheMb = answerCacheMb === 'default' ? undefined : (answerCacheMb ?? publishSettings.answerCacheMb)
   const level = log === 'file' ? 'info' : 'warn'
   const { config } = loadConfig({
     env: {},
@@ -148,10 +154,9 @@ async function bootPublishing(dist, answerIpc, { database, log, resources }) {
       http: {
         host: '127.0.0.1',
         port: 0,
-        ...(publishSettings.answerCacheMb === undefined
-          ? {}
-          : { answer_cache_mb: Number(publishSettings.answerCacheMb) }),
+        ...(cacheMb === undefined ? {} : { answer_cache_mb: Number(cacheMb) }),
       },
+      ...(metrics ? { metrics: { port: await freePort(), host: '127.0.0.1' } } : {}),
       database: { url: database },
       auth: { secret: randomBytes(32).toString('hex') },
       // BENCH_STATE (bench/run.js): where the nonce counts are kept, for this one process.
@@ -181,6 +186,7 @@ async function bootPublishing(dist, answerIpc, { database, log, resources }) {
     realm: config.auth.realm,
   })
   const { url } = await kernel.listen(0, '127.0.0.1')
+  const metricsUrl = metrics ? await kernel.serveMetrics() : null
   const cred = { username: 'admin', ha1: md5(`admin:${config.auth.realm}:${apiKey}`) }
   const knex = em.getKnex()
   // Every statement this process sends, through the ORM's knex and the kernel's reader (the parent asks
@@ -203,13 +209,7 @@ async function bootPublishing(dist, answerIpc, { database, log, resources }) {
   process.on('exit', () => cluster?.child.kill('SIGKILL'))
 
   const started = performance.now()
-  const {
-    media,
-    stream,
-    resource,
-    resources: count,
-    insertMs,
-  } = await makePublishingData({
+  const made = await makePublishingData({
     url,
     cred,
     knex,
@@ -218,6 +218,8 @@ async function bootPublishing(dist, answerIpc, { database, log, resources }) {
     resources,
     postgres: Boolean(database),
   })
+  const { media, stream, resource, resources: count, insertMs } = made
+  const more = prepare ? await prepare({ dist, kernel, em, knex, config, url, platform, made }) : {}
 
   process.send({
     url,
@@ -232,6 +234,22 @@ async function bootPublishing(dist, answerIpc, { database, log, resources }) {
     insertMs,
     setupMs: Math.round(performance.now() - started),
     logLevel: level,
+    answerCacheMb: config.http.answer_cache_mb,
+    metricsUrl,
+    ...more,
+  })
+}
+
+/** A TCP port free on 127.0.0.1 now (for a listener that does not take 0). */
+async function freePort() {
+  const { createServer } = await import('node:net')
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
   })
 }
 
@@ -298,7 +316,7 @@ function treeCpuUs(pid) {
 }
 
 /** Asks a bench child for something and waits for the answer carrying `key`. */
-function askChild(child, command, key) {
+export function askChild(child, command, key) {
   return new Promise((resolve) => {
     const onMessage = (message) => {
       if (typeof message !== 'object' || message === null || !(key in message)) return

@@ -16,6 +16,9 @@
  *      with `Range: entities=9950-9999` over 10,000 resources, against the bare server, on
  *      SQLite or PostgreSQL (BENCH_DATABASE_URL): see bench/publishing.js.
  *   8. the player page: bytes before the media and time to the first frame in Chromium (bench/player.js).
+ *   9. a mixed workload: 100 callers reading resource info over all 10,000 resources with 5% writes
+ *      (updates, plays, uploads) mixed in, with whole answers kept and with none kept, against the
+ *      bare server answering the same mix: see bench/mixed.js.
  * For each it prints req/s, p50 and p99 latency, the non-2xx / error counts (must be 0), the
  * ratio to the bare server and the server's CPU time per request (process.cpuUsage of the
  * server child over the measured run), then writes everything to bench/results/latest.json.
@@ -49,15 +52,17 @@
  *                          and write its .cpuprofile there
  *   BENCH_SERVER_ARGS [unset] more node flags for the mediactl child (`--trace-gc`, ...), after
  *                          `--initial-old-space-size=128`, which it always gets (as bin/run.js does)
- *   BENCH_ONLY [unset]     `info`, `list`, `authz`, `upload`, `encode`, `publish` or `player`: run that
- *                          scenario only (for profiling)
+ *   BENCH_ONLY [unset]     `info`, `list`, `authz`, `upload`, `encode`, `publish`, `player` or `mixed`:
+ *                          run that scenario only (for profiling)
  *   BENCH_UPLOAD_MB, BENCH_UPLOAD_ROUNDS, BENCH_TUS_CHUNK_MB, BENCH_UPLOAD_KINDS: see
  *                          bench/uploads.js
  *   BENCH_ENCODE_SECONDS, BENCH_ENCODE_ROUNDS: see bench/encoding.js
  *   BENCH_STATE [unset]    `memory` or `database`: where the nonce counts are kept (unset: the
  *                          default, database), to measure what the shared state costs
  *   BENCH_DATABASE_URL, BENCH_RESOURCES, BENCH_PUBLISH_ROUNDS: see bench/publishing.js (the
- *                          database URL applies to the publishing scenarios only)
+ *                          database URL applies to the publishing and mixed scenarios only)
+ *   BENCH_MIXED_RESOURCES, BENCH_MIXED_USERS, BENCH_MIXED_WRITES, BENCH_MIXED_SKEW,
+ *   BENCH_MIXED_UPLOAD_KB, BENCH_MIXED_ROUNDS, BENCH_MIXED_CACHE: see bench/mixed.js
  *
  * Exit code: 0 when every scenario ran with no non-2xx answer and no socket error, and every
  * upload stored the whole file (whether or not the performance goals are met), 1 otherwise.
@@ -71,6 +76,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { authorization, challenge, fetchRaw, md5 } from './digest.js'
 import { ENCODE_GOAL, formatEncodingTable, runEncoding } from './encoding.js'
+import { formatMixedTable, mixedBareServer, prepareMixed, runMixed } from './mixed.js'
 import { formatPlayerTable, runPlayer, startPlayerServer } from './player.js'
 import { formatPublishTable, publishGoalLines, publishingServer, runPublishing } from './publishing.js'
 import { formatUploadTable, runUploads, sampleRss } from './uploads.js'
@@ -89,7 +95,9 @@ const settings = {
   cpuProf: process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined,
   // The heap flag production runs with (bin/run.js, npm start, the service unit), then any extra.
   serverArgs: ['--initial-old-space-size=128', ...(process.env.BENCH_SERVER_ARGS ?? '').split(/\s+/).filter(Boolean)],
-  only: ['info', 'list', 'authz', 'upload', 'encode', 'publish', 'player'].includes(process.env.BENCH_ONLY ?? '')
+  only: ['info', 'list', 'authz', 'upload', 'encode', 'publish', 'player', 'mixed'].includes(
+    process.env.BENCH_ONLY ?? '',
+  )
     ? process.env.BENCH_ONLY
     : undefined,
   users: Number(process.env.BENCH_USERS ?? 1000),
@@ -666,6 +674,14 @@ async function main() {
       })
     }
 
+    // The mixed workload (bench/mixed.js): two servers of its own (answers kept, none kept) on
+    // fresh databases, the other servers stopped.
+    let mixed = null
+    if (wanted('mixed')) {
+      await Promise.all([mediactl.stop(), bare?.stop(), uploadServer?.stop()])
+      mixed = await runMixed({ startChild, execArgv, autocannon, settings, dist, say })
+    }
+
     // The player page (bench/player.js): its own server, encoding a video, then Chromium.
     let player = null
     if (wanted('player')) {
@@ -696,6 +712,7 @@ async function main() {
       (uploads?.valid ?? true) &&
       (encoding?.valid ?? true) &&
       (publishing?.valid ?? true) &&
+      (mixed?.valid ?? true) &&
       player?.valid !== false
     const authzGoals = authzRows
       .filter((r) => r.ratio !== null)
@@ -767,6 +784,10 @@ async function main() {
       say('')
       for (const line of publishGoalLines(publishing)) say(line)
     }
+    if (mixed) {
+      say('')
+      say(formatMixedTable(mixed))
+    }
     if (player) {
       say('')
       say(formatPlayerTable(player))
@@ -807,6 +828,7 @@ async function main() {
       uploads,
       encoding,
       publishing,
+      mixed,
       player,
       valid,
     }
@@ -824,4 +846,6 @@ const role = process.argv.find((a) => a.startsWith('--role='))?.slice('--role='.
 if (role === 'mediactl') await mediactlServer()
 else if (role === 'bare') bareServer()
 else if (role === 'publishing') publishingServer({ dist, answerIpc })
+else if (role === 'mixed') publishingServer({ dist, answerIpc, prepare: prepareMixed })
+else if (role === 'mixed-bare') mixedBareServer({ answerIpc, serverOptions: SERVER_OPTIONS })
 else await main()
