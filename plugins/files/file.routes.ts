@@ -13,7 +13,6 @@ const OWNER = 'the owner only (files are private); anyone else gets 404'
 export function fileRoutes(r: Router, deps: FilesDeps): void {
   r.get('/file/:file', async (c) => reply.xml(200, await deps.info(c, await ownFile(c))), {
     permission: OWNER,
-    cacheable: true,
   })
 
   r.get('/file/:file/status', async (c) => reply.xml(200, fileStatusXml(c.links, await ownFile(c))), {

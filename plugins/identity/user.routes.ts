@@ -84,7 +84,6 @@ export function userRoutes(r: Router, emit: Emit, realm: string): void {
     async (c) => reply.xml(200, userInfoXml(c.links, await visibleUser(c, 'user.view', { self: true }))),
     {
       permission: "the user themselves, or profile user.view on the user's platform",
-      cacheable: true,
     },
   )
 

@@ -49,7 +49,6 @@ export function platformRoutes(r: Router, emit: Emit): void {
 
   r.get('/platform/:platform', async (c) => info(c, emit, await platformFromPath(c, 'platform.view'), 200), {
     permission: 'platform.view on the platform',
-    cacheable: true,
   })
 
   r.put(

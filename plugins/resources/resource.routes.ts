@@ -57,7 +57,6 @@ export function resourceRoutes(
     {
       permission:
         'stream.view on the stream (seen as for stream info); lists the resources the caller may view (resource.view), hidden and draft ones only with resource.view_protected',
-      cacheable: true,
     },
   )
 
@@ -91,7 +90,6 @@ export function resourceRoutes(
 
   r.get('/resource/:resource', async (c) => info(c, await resourceFromPath(c, 'resource.view'), 200), {
     permission: 'resource.view on the resource (and resource.view_protected unless it and its streams are visible)',
-    cacheable: true,
   })
 
   r.put(

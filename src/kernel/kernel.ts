@@ -2,6 +2,7 @@ import type { Server } from 'node:http'
 import type { EntitySchema } from '@mikro-orm/core'
 import { Authz } from './authz/authz.service.js'
 import type { Config } from './config/schema.js'
+import { warnRetiredKeys } from './config/retired-keys.js'
 import { validatePlugins } from './config/validate.js'
 import { Migrator, type OwnedMigration } from './db/migrator.js'
 import { type EntityManager, type Orm, databaseTarget, entityTables, knexOf, openOrm } from './db/orm.js'
@@ -94,7 +95,7 @@ export class Kernel {
   private closed: Promise<void> | undefined
   /** Signs and checks with the server secret, for plugins (`ctx.tokens`). */
   private readonly tokens: Tokens
-  /** The change feed, and the kept answers of cacheable routes: live once serving (cache/README.md). */
+  /** The change feed of the process caches (`ctx.cache`): live once serving (cache/README.md). */
   private readonly caches: Caches
 
   private constructor(
@@ -120,11 +121,7 @@ export class Kernel {
     )
     const knex = knexOf(services.orm)
     this.metrics = new Metrics(this.metricsRegistry.registry, this.jobs, knex)
-    this.caches = new Caches(
-      config,
-      services.log,
-      this.metrics.answerCache(() => this.caches.answerBytes),
-    )
+    this.caches = new Caches(config, services.log)
     this.readiness.add('database', () => knex.raw('select 1'))
     probeRoutes(this.routes.forPlugin('kernel'), this.readiness, () => this.closing)
   }
@@ -149,7 +146,7 @@ export class Kernel {
     return this.pluginServices.exposed(key)
   }
 
-  /** Whether this process's caches (`ctx.cache`, kept answers) serve now: a serving process with its change feed live. */
+  /** Whether this process's caches (`ctx.cache`) serve now: a serving process with its change feed live. */
   get cachesLive(): boolean {
     return this.caches.live
   }
@@ -162,6 +159,7 @@ export class Kernel {
   static async boot(options: BootOptions): Promise<Kernel> {
     const { config } = options
     const log = options.logger ?? createLogger(config.log_level)
+    warnRetiredKeys(config, log)
     const { catalog } = options
     const { plugins, slices } = await validatePlugins(config, catalog)
 
@@ -294,7 +292,6 @@ export class Kernel {
       services: this.services,
       routes: this.routes,
       auth: digestAuthenticator(this.services),
-      wrap: this.caches.wrap,
       catchUp: () => this.caches.catchUp(),
       isClosing: () => this.closing,
       inFlight: this.inFlight,

@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto'
 import { safeEqual } from '../shared/secrets.js'
-import { readTracking } from './cache/read-tracking.js'
 
 /** Why a token was refused. */
 export type TokenProblem = 'malformed' | 'forged' | 'expired'
@@ -17,8 +16,6 @@ const mac = (secret: string, purpose: string, body: string): string =>
  * check it: no state is kept. The payload is readable by whoever holds the token.
  */
 export function signToken(secret: string, purpose: string, payload: object, expiresAt: Date): string {
-  // An answer holding a token expires with it: it is not kept (answer-cache.ts).
-  readTracking.volatile()
   const body = Buffer.from(JSON.stringify({ ...payload, exp: Math.floor(expiresAt.getTime() / 1000) })).toString(
     'base64url',
   )

@@ -8,8 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PostgresChangeFeed } from '../../src/kernel/cache/change-feed.js'
 import { SqliteChangeFeed } from '../../src/kernel/cache/sqlite-change-feed.js'
 import { ProcessCache } from '../../src/kernel/cache/process-cache.js'
-import { ReadSet } from '../../src/kernel/cache/read-tracking.js'
-import { AnswerCache, tablesNamed } from '../../src/kernel/cache/answer-cache.js'
 import { unwatchTable, watchTable } from '../../src/kernel/cache/watch-table.js'
 import { freshDatabase } from '../helpers/database.js'
 import { recordingLogger } from '../helpers/log.js'
@@ -58,10 +56,8 @@ describe('SQLite change feed', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('is live once started, and knows its tables (watched) and views (not)', () => {
+  it('is live once started', () => {
     expect(feed.live).toBe(true)
-    expect(feed.relations.get('watched')).toBe(true)
-    expect(feed.relations.get('seen')).toBe(false)
   })
 
   it('a cache keeps a value until another connection commits, whatever it changed', async () => {
@@ -204,103 +200,6 @@ describe.skipIf(!process.env.MEDIACTL_TEST_DATABASE_URL)('PostgreSQL change feed
     expect(cache.size).toBe(1)
     feed.wrote()
     expect(cache.size).toBe(0)
-  })
-
-  it('knows which relations are watched', () => {
-    expect(feed.relations.get('watched')).toBe(true)
-    expect(feed.relations.get('unwatched')).toBe(false)
-    expect(tablesNamed('select w.n from watched w where w.n > ?', feed.relations)).toEqual(['watched'])
-    expect(tablesNamed('SELECT n FROM watched JOIN unwatched USING (n)', feed.relations)).toBeNull()
-    // A table in a list of several, after a comma, is found too.
-    expect(tablesNamed('select 1 from pg_class, unwatched', feed.relations)).toBeNull()
-    expect(tablesNamed('select 1', feed.relations)).toEqual([])
-    // Each FROM or JOIN item must be told: a function, another schema's table or an unknown name is not.
-    expect(tablesNamed('select * from json_each(?) j join watched w on true', feed.relations)).toBeNull()
-    expect(tablesNamed('select * from other.watched', feed.relations)).toBeNull()
-    expect(tablesNamed('select * from watched w, nowhere n', feed.relations)).toBeNull()
-    expect(tablesNamed('select * from "Watched"', feed.relations)).toBeNull()
-    expect(tablesNamed('select * from "watched" as w where w.n = 1', feed.relations)).toEqual(['watched'])
-    expect(
-      tablesNamed(
-        `with recursive chain(n) as (select n from watched), b as materialized (select 1)
-         select extract(epoch from now()) as e, x.n is distinct from 1 from (select n from chain) x join b on true`,
-        feed.relations,
-      ),
-    ).toEqual(['watched'])
-    // A select list's alias is no table of the query's own.
-    expect(tablesNamed('select 1, n as nowhere from nowhere', feed.relations)).toBeNull()
-  })
-
-  describe('kept answers', () => {
-    const outcomes: string[] = []
-    const answer = (text: string) => ({
-      status: 200,
-      headers: { 'Content-Type': 'text/plain' },
-      body: Buffer.from(text),
-    })
-    const readOf = (...statements: string[]) => {
-      const reads = new ReadSet()
-      for (const sql of statements) reads.statements.add(sql)
-      return reads
-    }
-
-    it('an answer is kept until a table it read changes in any session; one of an unwatched table never', async () => {
-      const cache = new AnswerCache(feed, 1 << 20, (outcome) => outcomes.push(outcome))
-      expect(cache.enabled).toBe(true)
-      cache.keep('w', cache.begin(), readOf('select n from watched'), answer('w'))
-      cache.keep('u', cache.begin(), readOf('select n from unwatched'), answer('u'))
-      expect(cache.get('w')?.body.toString()).toBe('w')
-      expect(cache.get('u')).toBeUndefined()
-      expect(outcomes).toEqual(['miss', 'uncacheable', 'hit'])
-      // Read through the ORM, or holding a token: not kept.
-      const untracked = readOf('select n from watched')
-      untracked.untracked = true
-      const volatile = new ReadSet()
-      volatile.volatile = true
-      cache.keep('x', cache.begin(), untracked, answer('x'))
-      cache.keep('y', cache.begin(), volatile, answer('y'))
-      expect(cache.get('x') ?? cache.get('y')).toBeUndefined()
-      await elsewhere('insert into unwatched values (7)')
-      expect(cache.get('w')).toBeDefined()
-      await elsewhere('insert into watched values (7)')
-      await waitFor(() => cache.get('w') === undefined, { timeout: 1000, message: 'the answer to go' })
-      expect(cache.size.answers).toBe(0)
-    })
-
-    it('an answer made while a change was told is not kept; the tables of process caches count as read', async () => {
-      const cache = new AnswerCache(feed, 1 << 20)
-      const mark = cache.begin()
-      const before = heard.length
-      await elsewhere('insert into watched values (8)')
-      await waitFor(() => heard.length > before, { timeout: 1000 })
-      cache.keep('late', mark, readOf('select 1'), answer('late'))
-      expect(cache.get('late')).toBeUndefined()
-      const reads = readOf('select 1')
-      reads.tables.add('watched')
-      cache.keep('cached', cache.begin(), reads, answer('cached'))
-      expect(cache.get('cached')).toBeDefined()
-      await elsewhere('update watched set n = 9')
-      await waitFor(() => cache.get('cached') === undefined, { timeout: 1000, message: 'the answer to go' })
-    })
-
-    it('holds at most its size, the least recently used going first, and no answer above an eighth of it', () => {
-      const cache = new AnswerCache(feed, 8 * 2048)
-      const big = (n: number) => answer('x'.repeat(n))
-      for (const key of ['a', 'b', 'c', 'd', 'e', 'f', 'g'])
-        cache.keep(key, cache.begin(), readOf('select 1'), big(1300))
-      expect(cache.size.answers).toBe(7)
-      expect(cache.get('a')).toBeDefined()
-      cache.keep('h', cache.begin(), readOf('select 1'), big(1300))
-      cache.keep('i', cache.begin(), readOf('select 1'), big(1300))
-      // b went first (a was used since); the rest fit.
-      expect(cache.get('b')).toBeUndefined()
-      for (const key of ['a', 'c', 'h', 'i']) expect(cache.get(key), key).toBeDefined()
-      expect(cache.size.bytes).toBeLessThanOrEqual(8 * 2048)
-      cache.keep('huge', cache.begin(), readOf('select 1'), big(3000))
-      expect(cache.get('huge')).toBeUndefined()
-      feed.wrote()
-      expect(cache.size).toEqual({ answers: 0, bytes: 0 })
-    })
   })
 
   it('reads through while its connection is lost, says so once, and caches again once back', async () => {

@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ConfigError, configFilePath, envOverrides, loadConfig, pluginConfig } from '../../src/kernel/config/load.js'
 import { z } from 'zod'
+import { warnRetiredKeys } from '../../src/kernel/config/retired-keys.js'
+import { recordingLogger } from '../helpers/log.js'
 
 let dir: string
 
@@ -55,7 +57,6 @@ describe('loadConfig defaults', () => {
       request_timeout: 0,
       idle_timeout: 300,
       keep_alive_timeout: 5,
-      answer_cache_mb: 64,
     })
     expect(config.database).toEqual({
       url: '',
@@ -392,5 +393,25 @@ describe('pluginConfig', () => {
     const { config } = load()
     const error = configError(() => pluginConfig(config, 'media-store', schema))
     expect(error.message).toMatch(/media-store\.level: Required/)
+  })
+})
+
+describe('retired keys', () => {
+  it('http.answer_cache_mb still loads (file or environment), ignored with a warning saying why', () => {
+    writeFileSync(join(dir, 'mediactl.yaml'), 'http:\n  answer_cache_mb: 64\n')
+    const { config } = load()
+    expect(config.http.answer_cache_mb).toBe(64)
+    const { logger, lines } = recordingLogger()
+    warnRetiredKeys(config, logger)
+    expect(lines.map((line) => line.msg)).toEqual([
+      'http.answer_cache_mb is ignored: the whole-answer cache was removed (docs/decisions/0254); remove the key from the configuration',
+    ])
+    expect(load({ MEDIACTL_HTTP__ANSWER_CACHE_MB: '0' }).config.http.answer_cache_mb).toBe(0)
+    // Not set: no warning; a bad value is still refused.
+    rmSync(join(dir, 'mediactl.yaml'))
+    const quiet = recordingLogger()
+    warnRetiredKeys(load().config, quiet.logger)
+    expect(quiet.lines).toEqual([])
+    expect(() => load({}, { overrides: { http: { answer_cache_mb: -1 } } })).toThrow(/http\.answer_cache_mb/)
   })
 })

@@ -88,14 +88,13 @@ describe.skipIf(!TEST_PG_URL)('one pool connection per request at most (PostgreS
     await work()
     return peak
   }
-  /** Any write through the kernel tells its change feed that it wrote: every process cache and kept answer drops. */
+  /** Any write through the kernel tells its change feed that it wrote: every process cache drops. */
   const coldCaches = () => app.kernel.em().getKnex().raw('delete from resources where id < 0')
 
   beforeAll(async () => {
     // No poll of the jobs table in the background while a request is measured: it would take a connection too.
     app = await startApp({
       config: {
-        http: { answer_cache_mb: 0 },
         'queue-inline': { poll_interval: 60 },
         jobs: { reconcile_interval: 3600 },
       },

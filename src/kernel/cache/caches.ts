@@ -1,45 +1,28 @@
 import type { Knex } from '@mikro-orm/knex'
 import type { Config } from '../config/schema.js'
 import { databaseTarget } from '../db/orm.js'
-import type { RouteWrapper } from '../http/route-runner.js'
 import type { Logger } from '../log.js'
-import { AnswerCache, type AnswerOutcome } from './answer-cache.js'
 import { type ChangeFeed, PostgresChangeFeed } from './change-feed.js'
-import { keptAnswers } from './kept-answers.js'
-import { readTracking } from './read-tracking.js'
 import { SqliteChangeFeed } from './sqlite-change-feed.js'
-
-/** Bytes in a mebibyte (the `*_mb` settings). */
-const MIB = 1024 * 1024
 
 /** A statement that may change rows, or ends a transaction that did. */
 const WRITES = /^\s*(insert|update|delete|truncate|merge|commit|with)\b/i
 
 /**
- * The cache layer as the kernel holds it: the change feed (what tells the process caches,
- * `ctx.cache`, and the kept answers that a table changed) and the kept answers of cacheable
- * routes. Off until `serve` (listen): CLI commands and workers read through.
+ * The cache layer as the kernel holds it: the change feed, which tells the process caches
+ * (`ctx.cache`) that a table changed, and this process's own writes, which tell them at once.
+ * Off until `serve` (listen): CLI commands and workers read through.
  */
 export class Caches {
   readonly changes: ChangeFeed
-  private readonly answers: AnswerCache
-  /** The runner of cacheable routes, for the request pipeline. */
-  readonly wrap: RouteWrapper
 
-  constructor(config: Config, log: Logger, countAnswer: (outcome: AnswerOutcome) => void) {
+  constructor(config: Config, log: Logger) {
     this.changes = changeFeedOf(config, log)
-    this.answers = new AnswerCache(this.changes, config.http.answer_cache_mb * MIB, countAnswer)
-    this.wrap = keptAnswers(this.answers)
   }
 
   /** Whether the caches serve now: a serving process with its change feed live. */
   get live(): boolean {
     return this.changes.live
-  }
-
-  /** Bytes of the answers kept now. */
-  get answerBytes(): number {
-    return this.answers.size.bytes
   }
 
   /** As each request starts: the changes the feed learns only by asking (SQLite's data version). */
@@ -55,8 +38,6 @@ export class Caches {
   start(knex: Knex): void {
     const dropOnWrite = (query: { sql?: string } | undefined): void => {
       if (WRITES.test(query?.sql ?? '')) this.changes.wrote()
-      // Read through the ORM or knex, outside the reader: an answer made so is not kept.
-      readTracking.untracked()
     }
     // Before a write runs, and again once it (or the commit) is done: a read racing the commit
     // may have kept the old value in between.

@@ -16,11 +16,6 @@ export type ChangeListener = (table: string | null) => void
 export interface ChangeFeed {
   /** Whether changes reach this process now. */
   readonly live: boolean
-  /**
-   * The tables and views of the database, each with whether it is watched (its changes are
-   * told): read when the feed starts listening, empty while it is not live.
-   */
-  readonly relations: ReadonlyMap<string, boolean>
   /** Calls `listener` on each change, and with `null` whenever the feed goes down or comes back. */
   subscribe(listener: ChangeListener): void
   /** This process wrote: drop what it cached now, before its own notification comes back. */
@@ -34,12 +29,6 @@ export interface ChangeFeed {
   sync(): void
   close(): Promise<void>
 }
-
-/** The relations of the current schema, each with whether `watchTable` put its trigger on it. */
-const RELATIONS_SQL = `select c.relname as name,
-    exists (select 1 from pg_trigger t where t.tgrelid = c.oid and t.tgname = c.relname || '_notify_change') as watched
-  from pg_class c join pg_namespace n on n.oid = c.relnamespace
-  where n.nspname = current_schema() and c.relkind in ('r', 'p', 'v', 'm', 'f')`
 
 /** Waits before connecting again, doubling from the first to the last. */
 const RETRY_MS = { first: 250, last: 10_000 }
@@ -69,7 +58,6 @@ export const FEED_APPLICATION_NAME = 'mediactl change feed'
 export class PostgresChangeFeed implements ChangeFeed {
   private client: pg.Client | undefined
   private readonly listeners: ChangeListener[] = []
-  relations: ReadonlyMap<string, boolean> = new Map()
   private retryMs = RETRY_MS.first
   private timer: NodeJS.Timeout | undefined
   private closed = false
@@ -129,8 +117,6 @@ export class PostgresChangeFeed implements ChangeFeed {
     client.on('end', () => this.lost(client))
     try {
       await client.connect()
-      const { rows } = await client.query<{ name: string; watched: boolean }>(RELATIONS_SQL)
-      this.relations = new Map(rows.map((row) => [row.name, row.watched]))
       await client.query(`listen ${CHANGES_CHANNEL}`)
     } catch (error) {
       if (!this.down && !this.closed) this.log.warn({ err: error }, 'change feed unavailable; caches read through')

@@ -1,5 +1,4 @@
 import type { ChangeFeed } from './change-feed.js'
-import { readTracking } from './read-tracking.js'
 
 /** How a plugin's cache is declared (`ctx.cache`). */
 export interface CacheOptions {
@@ -39,7 +38,6 @@ export class ProcessCache<V> {
   /** The value under `key`, read with `load` unless kept. */
   async get(key: string, load: () => Promise<V>): Promise<V> {
     if (!this.feed.live) return load()
-    readTracking.tables(this.tables)
     if (this.entries.has(key)) return this.entries.get(key)!
     const generation = this.generation
     const value = await load()
@@ -60,7 +58,6 @@ export class ProcessCache<V> {
     load: (missing: K[]) => Promise<ReadonlyMap<K, V>>,
   ): Promise<Map<K, V>> {
     if (!this.feed.live) return new Map(await load([...keys]))
-    readTracking.tables(this.tables)
     const found = new Map<K, V>()
     const missing: K[] = []
     for (const key of keys) {

@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3'
 import type { Knex } from '@mikro-orm/knex'
 import type { DatabaseTarget, EntityManager } from '../db/orm.js'
-import { readTracking } from './read-tracking.js'
 import { requestLane } from './request-lane.js'
 
 /** A row as the database returns it (column name → value). */
@@ -128,7 +127,6 @@ class PostgresReader implements Reader {
 
   private statement(sql: string): { name?: string; text: string } {
     this.executed++
-    readTracking.statement(sql)
     let statement = this.statements.get(sql)
     if (!statement) {
       const text = numberedPlaceholders(sql)

@@ -1,9 +1,6 @@
 import Database from 'better-sqlite3'
 import type { ChangeFeed, ChangeListener } from './change-feed.js'
 
-/** The tables and views of the database: every table is watched (any commit moves the version), views are not. */
-const RELATIONS_SQL = "select name, type from sqlite_master where type in ('table', 'view')"
-
 /**
  * SQLite: `PRAGMA data_version` on a connection of its own moves whenever another connection
  * commits to the file: this process's ORM connection, a CLI command, a worker, another serving
@@ -17,7 +14,6 @@ export class SqliteChangeFeed implements ChangeFeed {
   private version: Database.Statement | undefined
   private last: unknown
   private readonly listeners: ChangeListener[] = []
-  relations: ReadonlyMap<string, boolean> = new Map()
 
   constructor(private readonly file: string) {}
 
@@ -36,8 +32,6 @@ export class SqliteChangeFeed implements ChangeFeed {
   start(): void {
     const db = new Database(this.file, { readonly: true, fileMustExist: true })
     db.pragma('busy_timeout = 5000')
-    const rows = db.prepare(RELATIONS_SQL).all() as { name: string; type: string }[]
-    this.relations = new Map(rows.map((row) => [row.name, row.type === 'table']))
     this.version = db.prepare('pragma data_version').pluck()
     this.last = this.version.get()
     this.db = db

@@ -56,10 +56,10 @@ export const kernelConfigSchema = z
         /** Seconds an idle keep-alive connection stays open for the client's next request. */
         keep_alive_timeout: z.number().positive(),
         /**
-         * Mebibytes of whole answers (resource, stream-list, platform, file and user info) each serving
-         * process keeps per caller until what they read changes (SQLite: until any commit); 0: none kept.
+         * Ignored: the whole-answer cache it sized is gone (docs/decisions/0254). Accepted with a
+         * warning for one release, so that configuration files that set it still load.
          */
-        answer_cache_mb: z.number().min(0),
+        answer_cache_mb: z.number().min(0).optional(),
       })
       .strict(),
     database: z

@@ -7,15 +7,13 @@ import { Readable, pipeline } from 'node:stream'
 import { NotFoundError, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { KernelServices } from '../services.js'
 import { requestLane } from '../cache/request-lane.js'
-import { type Answer, xmlAnswer } from './answer.js'
 import { HttpError, internalError, notFound } from './errors.js'
-import { accepts, acceptsXml } from './negotiate.js'
+import { XML_CONTENT_TYPE, accepts, acceptsXml } from './negotiate.js'
 import { errorPage } from './page.js'
 import { type Reply, reply } from './reply.js'
 import { type Authenticator, HTML_PRODUCES, RouteRequest, authenticateFor } from './route-request.js'
-import { type RouteRunner, type RouteWrapper, runRoute } from './route-runner.js'
-import type { Route, RouteTable } from './router.js'
-import { type TimestampDialect, type XmlNode, xml } from './xml.js'
+import type { RouteTable } from './router.js'
+import { type TimestampDialect, type XmlNode, renderXml, xml } from './xml.js'
 
 /** The contract version every response announces. */
 export const API_VERSION = '2.14.3'
@@ -52,6 +50,22 @@ const OUTAGE = (): HttpError =>
 const CANCELLED = (): HttpError =>
   new HttpError(503, 'The database took too long to answer; try again in a few seconds.', {}, { 'Retry-After': '5' })
 
+/** An answer as written: status, headers and body. */
+interface Answer {
+  status: number
+  headers: Readonly<Record<string, string | number>>
+  body: Buffer
+}
+
+/** An XML reply as the status, headers and bytes it is written with. */
+function xmlAnswer(reply: Reply & { xml: XmlNode }, extra: Record<string, string>, dialect: TimestampDialect): Answer {
+  const body = Buffer.from(renderXml(reply.xml, dialect))
+  const headers: Record<string, string | number> = { ...extra, ...reply.headers }
+  headers['Content-Type'] ??= XML_CONTENT_TYPE
+  headers['Content-Length'] = body.length
+  return { status: reply.status, headers, body }
+}
+
 function writeAnswer(res: ServerResponse, answer: Answer, closing: boolean): void {
   if (closing) res.shouldKeepAlive = false
   res.writeHead(answer.status, answer.headers).end(answer.body)
@@ -65,7 +79,6 @@ function send(
   dialect: TimestampDialect,
 ): void {
   if (reply.handled) return
-  if (reply.answer) return writeAnswer(res, reply.answer, closing)
   if (reply.xml) return writeAnswer(res, xmlAnswer({ ...reply, xml: reply.xml }, extra, dialect), closing)
   if (closing) res.shouldKeepAlive = false
   const headers: Record<string, string | number> = { ...extra, ...reply.headers }
@@ -116,8 +129,6 @@ export interface HttpAppOptions {
   observe?(request: RequestObservation): void
   /** Authenticates a request (Digest + the credentials port), and makes the challenges of 401 answers. */
   auth: Authenticator
-  /** Gives some routes a runner of their own (the kept answers of cacheable routes: cache/kept-answers.ts). */
-  wrap?: RouteWrapper
   /** Called as each request starts: the caches learn the changes their feed learns only by asking (SQLite). */
   catchUp?(): void
   /** True once shutdown has begun: answers then close their connection instead of keeping it alive. */
@@ -167,13 +178,6 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
   const baseHost = new URL(`${services.links.base}/`).hostname.toLowerCase()
   /** The dependencies requests fail on because they are unreachable (logged when it starts and ends). */
   const outages = new Set<string>()
-  /** Each route's runner: a wrapper's, or the plain one. */
-  const runners = new Map<Route, RouteRunner>()
-  const runnerOf = (route: Route): RouteRunner => {
-    let runner = runners.get(route)
-    if (!runner) runners.set(route, (runner = options.wrap?.(route) ?? runRoute))
-    return runner
-  }
 
   /** The prefix a host mapping puts before the path, for hosts other than the base URL's. */
   async function hostPrefixOf(req: IncomingMessage): Promise<string> {
@@ -218,7 +222,8 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
         options.auth,
         (username) => (state.user = username),
       )
-      const result = await runnerOf(match.route)(request)
+      await request.authenticate()
+      const result = await request.respond()
       send(res, result, request.context?.responseHeaders ?? {}, options.isClosing?.() ?? false, request.dialect)
     } catch (error) {
       const known = toHttpError(error)

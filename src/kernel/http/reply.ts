@@ -1,6 +1,5 @@
 import { type PageOptions, type SafeHtml, pageHeaders } from './page.js'
 import type { Readable } from 'node:stream'
-import type { Answer } from './answer.js'
 import type { XmlNode } from './xml.js'
 
 /** What a route handler answers. */
@@ -15,8 +14,6 @@ export interface Reply {
   headers?: Record<string, string>
   /** The handler wrote the answer itself (a protocol library such as tus): nothing more to send. */
   handled?: boolean
-  /** Bytes already rendered, written as they are (a kept answer: cache/kept-answers.ts). */
-  answer?: Answer
 }
 
 export const reply = {
@@ -41,10 +38,6 @@ export const reply = {
     const markup = typeof body === 'string' ? body : body.markup
     const { 'Content-Type': type, ...headers } = pageHeaders(options)
     return { status, body: markup, type, headers }
-  },
-  /** Bytes already rendered, written as they are (a kept answer, or one rendered to be kept). */
-  answer(answer: Answer): Reply {
-    return { status: answer.status, answer }
   },
   /** A raw answer with its content type. */
   raw(status: number, body: string | Buffer | Readable, type: string, headers?: Record<string, string>): Reply {

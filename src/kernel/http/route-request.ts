@@ -2,14 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Principal } from '../ports/credentials.port.js'
 import type { KernelServices } from '../services.js'
 import { verifyToken } from '../signed-token.js'
-import { type Answer, xmlAnswer } from './answer.js'
 import { HttpContext } from './context.js'
 import { credentialsHeader } from './digest.js'
 import { HttpError, notFound } from './errors.js'
 import type { Reply } from './reply.js'
-import type { MatchedRequest } from './route-runner.js'
 import type { Route } from './router.js'
-import type { TimestampDialect, XmlNode } from './xml.js'
+import type { TimestampDialect } from './xml.js'
 
 /** How the pipeline authenticates (Digest and the credentials port) and challenges. */
 export interface Authenticator {
@@ -97,8 +95,8 @@ export async function authenticateFor(
   return { user: await auth.authenticate(req) }
 }
 
-/** A matched request in the pipeline (http/app.ts): what a route runner drives. */
-export class RouteRequest implements MatchedRequest {
+/** A request matched to its route (http/app.ts runs it): authenticate, then respond. */
+export class RouteRequest {
   private user: Principal | undefined
   private token: Record<string, unknown> | undefined
   /** The handler's context, once `respond` made it. */
@@ -117,18 +115,7 @@ export class RouteRequest implements MatchedRequest {
     private readonly onUser: (username: string) => void,
   ) {}
 
-  get method(): string {
-    return this.req.method ?? 'GET'
-  }
-
-  get url(): string {
-    return this.req.url ?? '/'
-  }
-
-  get range(): string {
-    return this.req.headers.range ?? ''
-  }
-
+  /** Authenticates the caller as the route's options say: the user, or undefined (public, anonymous, token link). */
   async authenticate(): Promise<Principal | undefined> {
     const { user, token } = await authenticateFor(this.route, this.req, this.search, this.services, this.auth)
     this.user = user
@@ -142,6 +129,7 @@ export class RouteRequest implements MatchedRequest {
     return this.user?.timestamps ?? this.services.config.api.timestamps
   }
 
+  /** Runs the route's handler, once authenticated. */
   async respond(): Promise<Reply> {
     const params = decodeParams(this.params)
     this.context = new HttpContext(
@@ -155,9 +143,5 @@ export class RouteRequest implements MatchedRequest {
       this.mounted,
     )
     return this.route.handler(this.context)
-  }
-
-  render(reply: Reply & { xml: XmlNode }): Answer {
-    return xmlAnswer(reply, this.context?.responseHeaders ?? {}, this.dialect)
   }
 }

@@ -34,12 +34,6 @@ export interface RouteOptions {
    * too, so an embed shows "Not found" instead of a blocked frame.
    */
   embeddable?: boolean
-  /**
-   * Its XML answers (200) may be kept per caller until a table they read changes (serving on
-   * PostgreSQL: answer-cache.ts). For reads whose answer depends only on the caller, the path,
-   * the query, `Range` and the database: not on other headers, the time or anything outside.
-   */
-  cacheable?: boolean
 }
 
 export interface Route {

@@ -1,6 +1,5 @@
 import type { Knex } from '@mikro-orm/knex'
 import { Counter, Gauge, Histogram, type Registry, collectDefaultMetrics } from 'prom-client'
-import type { AnswerOutcome } from '../cache/answer-cache.js'
 import type { RequestObservation } from '../http/app.js'
 import { JOB_STATES } from '../jobs/job.types.js'
 import type { Jobs } from '../jobs/jobs.js'
@@ -108,25 +107,6 @@ export class Metrics {
     if (this.processCollected) return
     this.processCollected = true
     collectDefaultMetrics({ register: this.registry })
-  }
-
-  /** The answer cache's metrics: its outcomes, counted with the function answered, and its size read at each scrape. */
-  answerCache(bytes: () => number): (outcome: AnswerOutcome) => void {
-    const outcomes = new Counter({
-      name: 'mediactl_answer_cache_total',
-      help: 'Answers of cacheable routes in this process: hit (served kept), miss (made, then kept), uncacheable (made, not kept).',
-      labelNames: ['outcome'],
-      registers: [this.registry],
-    })
-    new Gauge({
-      name: 'mediactl_answer_cache_bytes',
-      help: 'Bytes of the answers this process keeps (http.answer_cache_mb).',
-      registers: [this.registry],
-      collect() {
-        this.set(bytes())
-      },
-    })
-    return (outcome) => outcomes.inc({ outcome })
   }
 
   /** Counts one request (the HTTP pipeline's `observe`). */

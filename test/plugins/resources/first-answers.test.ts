@@ -7,7 +7,7 @@ import { parseXml, text } from '../../helpers/xml.js'
 import { publishingDataOn } from './publishing-data.helpers.js'
 
 /**
- * A first answer (none kept: B runs with `http.answer_cache_mb: 0`) of the most read routes is
+ * A first answer of the most read routes is
  * one statement once the lookups other plugins own are kept per process (streams by slug, files,
  * widgets, renditions, subtitles, definitions, platform counts): a stream's page reads its count
  * with its rows. Each of those lookups shows a change made through the other process, or by any
@@ -36,7 +36,7 @@ describe('first answers: one statement each, lookups kept until they change', ()
   beforeAll(async () => {
     a = await startApp()
     data = await publishingDataOn(a, 60)
-    b = await secondProcessOf(a, { http: { answer_cache_mb: 0 } })
+    b = await secondProcessOf(a)
     adminB = b.client('admin', a.admin.apiKey)
   })
   afterAll(async () => {
