@@ -1,6 +1,6 @@
 import { type HttpContext, type Router, invalid, reply } from '../../src/kernel/index.js'
 import { type MediaView, mediaFromPath, mediaRef } from '../media/index.js'
-import type { ChannelTypeRegistry, ChannelTypes } from './channel-type.registry.js'
+import type { ChannelTypes } from './channel-type.registry.js'
 import {
   type ChannelInput,
   type CurrentChannel,
@@ -12,6 +12,7 @@ import { channelFromPath } from './channel.lookup.js'
 import { type ChannelView, channelQueries } from './channel.queries.js'
 import { type NewChannel, createChannel, deleteChannel, updateChannel } from './channel.service.js'
 import { channelInfoXml, channelListXml } from './channel.xml.js'
+import type { ChannelsDeps } from './channels.deps.js'
 
 const CHANGE_THEME = 'media.change_theme'
 
@@ -36,7 +37,8 @@ async function checkRules(
 }
 
 /** Publication channels of a media: list, create; one channel: info, partial update (201, as the spec shows), delete. */
-export function channelRoutes(r: Router, registry: ChannelTypeRegistry): void {
+export function channelRoutes(r: Router, deps: ChannelsDeps): void {
+  const { registry } = deps
   r.get(
     '/media/:media/channels',
     async (c) => {

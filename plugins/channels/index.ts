@@ -7,6 +7,7 @@ import { ChannelEntity } from './channel.entity.js'
 import { channelRoutes } from './channel.routes.js'
 import { deleteChannelsOf, seedChannels } from './channel.service.js'
 import type { ChannelType } from './channel.types.js'
+import type { ChannelsDeps } from './channels.deps.js'
 import './channels.events.js'
 import init from './migrations/20261208-channels-init.js'
 import watch from './migrations/20270127-channels-watch.js'
@@ -48,9 +49,8 @@ export default definePlugin({
     // Per kernel, never per module: several kernels may run in one process.
     const registry = new ChannelTypeRegistry(BUILT_IN_CHANNEL_TYPES, (add) => ctx.emit('channels.types', { add }))
     ctx.expose(CHANNEL_OFFERS, channelOffers(registry, ctx.cache<string[]>({ tables: ['channels'] })))
-    ctx.routes((r) => {
-      channelRoutes(r, registry)
-    })
+    const deps: ChannelsDeps = { registry }
+    ctx.routes((r) => channelRoutes(r, deps))
     ctx.on('media.created', ({ em, media }) => seedChannels(em, media))
     // The foreign key cascades too; deleting explicitly keeps the outcome independent of it.
     ctx.on('media.deleting', ({ em, ids }) => deleteChannelsOf(em, ids))

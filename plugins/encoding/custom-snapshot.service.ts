@@ -6,7 +6,8 @@ import { pipeline } from 'node:stream/promises'
 import { ByteCounter, type HttpContext, StorageLimitError, invalid, tooLarge } from '../../src/kernel/index.js'
 import { type FileView, requireSpaceFor, spaceLeftFor } from '../files/index.js'
 import type { EncodingConfig } from './encoding.config.js'
-import { type PipelineContext, encoderOf } from './encoding-run.js'
+import type { EncodingDeps } from './encoding.deps.js'
+import { encoderOf } from './encoding-run.js'
 import { storeLocal } from './media-transfer.js'
 import { storeCustomSnapshot } from './rendition.service.js'
 
@@ -62,18 +63,17 @@ async function readBody(
  * in the quotas. Answers false when the body carried no picture (the caller reads `id`).
  */
 export async function uploadCustomSnapshot(
-  pc: PipelineContext,
+  deps: EncodingDeps,
   c: HttpContext,
   file: FileView,
-  config: EncodingConfig,
 ): Promise<{ received: false; form: Record<string, unknown> } | { received: true }> {
-  const dir = join(pc.workRoot, `snapshot-${randomBytes(8).toString('hex')}`)
+  const dir = join(deps.workRoot, `snapshot-${randomBytes(8).toString('hex')}`)
   await mkdir(dir, { recursive: true })
   try {
     const input = join(dir, 'upload')
-    const body = await readBody(c, file, config, input)
+    const body = await readBody(c, file, deps.config, input)
     if (!body.received) return { received: false, form: body.form }
-    const encoder = encoderOf(pc)
+    const encoder = encoderOf(deps)
     const signal = AbortSignal.timeout(PICTURE_TIME_LIMIT_MS)
     const probe = await encoder.probe(input, signal)
     if (probe.type !== 'image') throw invalid({ [SNAPSHOT_FIELD]: NOT_A_PICTURE })
@@ -84,7 +84,7 @@ export async function uploadCustomSnapshot(
       .catch(() => Promise.reject(invalid({ [SNAPSHOT_FIELD]: NOT_A_PICTURE })))
     const picture = outputs.find((output) => output.kind === 'image') ?? outputs.find((o) => o.kind === 'thumbnail')
     if (!picture) throw invalid({ [SNAPSHOT_FIELD]: NOT_A_PICTURE })
-    const storage = pc.storage
+    const storage = deps.storage
     const key = `${file.storagePrefix}custom/${randomBytes(8).toString('hex')}.jpg`
     const size = await storeLocal(storage, join(outputDir, picture.path), key)
     let replaced: string | undefined

@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import type { JobHandler } from '../../src/kernel/index.js'
 import { fileQueries } from '../files/index.js'
 import { FileGone, MediaFailure, reasonOf } from './encoding-failure.js'
-import { EncodingRun, type PipelineContext } from './encoding-run.js'
+import type { EncodingDeps } from './encoding.deps.js'
+import { EncodingRun } from './encoding-run.js'
 import { removeObjects } from './media-transfer.js'
 
 /** The job type of an encoding; its key is `encode:<file id>` (one live encoding per file). */
@@ -18,9 +19,9 @@ const folderName = (id: string): string => `job-${id.replace(/[^A-Za-z0-9_-]/g, 
  * reason cleaned of local paths (the job retries, or fails on its last attempt). The file's
  * status follows the job (encoding-state.hook.ts).
  */
-async function settle(pc: PipelineContext, fileId: number, work: string, error: unknown): Promise<never | void> {
-  if (error instanceof FileGone || !(await fileQueries.fileById(pc.reader, fileId))) {
-    pc.log.info({ file: fileId }, 'file deleted during its encoding')
+async function settle(deps: EncodingDeps, fileId: number, work: string, error: unknown): Promise<never | void> {
+  if (error instanceof FileGone || !(await fileQueries.fileById(deps.reader, fileId))) {
+    deps.log.info({ file: fileId }, 'file deleted during its encoding')
     return
   }
   if (error instanceof MediaFailure) throw error
@@ -33,26 +34,26 @@ async function settle(pc: PipelineContext, fileId: number, work: string, error: 
  * the file's set. Idempotent: a run cut short leaves the previous set whole, and the next run
  * removes what it left. Always removes its work folder.
  */
-export function encodeJob(pc: PipelineContext): JobHandler {
+export function encodeJob(deps: EncodingDeps): JobHandler {
   return async (job) => {
     const fileId = Number(job.payload.fileId)
-    const file = Number.isSafeInteger(fileId) ? await fileQueries.fileById(pc.reader, fileId) : undefined
+    const file = Number.isSafeInteger(fileId) ? await fileQueries.fileById(deps.reader, fileId) : undefined
     if (!file) return
-    const work = join(pc.workRoot, folderName(job.id))
+    const work = join(deps.workRoot, folderName(job.id))
     let run: EncodingRun | undefined
     try {
       // A run of this job that a crash cut short left its folder.
       await rm(work, { recursive: true, force: true })
       await mkdir(work, { recursive: true })
-      run = new EncodingRun(pc, job, file, work)
+      run = new EncodingRun(deps, job, file, work)
       await run.execute()
     } catch (error) {
       if (run && !run.recorded) {
-        await removeObjects(pc.storage, run.runPrefix).catch((cleanup: unknown) =>
-          pc.log.warn({ err: cleanup, file: file.id }, 'renditions of a failed run not removed; the next run does'),
+        await removeObjects(deps.storage, run.runPrefix).catch((cleanup: unknown) =>
+          deps.log.warn({ err: cleanup, file: file.id }, 'renditions of a failed run not removed; the next run does'),
         )
       }
-      await settle(pc, file.id, work, error)
+      await settle(deps, file.id, work, error)
     } finally {
       await rm(work, { recursive: true, force: true })
     }

@@ -1,12 +1,6 @@
-import { type Emit, type EntityManager, type JobContext, type Logger, transaction } from '../../src/kernel/index.js'
+import { type JobContext, transaction } from '../../src/kernel/index.js'
 import { setEncodingState } from '../files/index.js'
-
-/** What progress is written with (a run's PipelineContext has it). */
-export interface ProgressContext {
-  em(): EntityManager
-  emit: Emit
-  log: Logger
-}
+import type { EncodingDeps } from './encoding.deps.js'
 
 /** Most often a run's progress is written to the file row, in milliseconds. */
 const WRITE_EVERY_MS = 500
@@ -23,7 +17,7 @@ export class EncodingProgress {
   private writing: Promise<void> = Promise.resolve()
 
   constructor(
-    private readonly pc: ProgressContext,
+    private readonly deps: EncodingDeps,
     private readonly fileId: number,
     private readonly job: JobContext,
   ) {}
@@ -52,12 +46,14 @@ export class EncodingProgress {
     this.writing = this.writing
       .then(() =>
         // One transaction: what announces the progress (webhooks) commits with it, or not at all.
-        transaction(this.pc.em(), async (tx) => {
+        transaction(this.deps.em(), async (tx) => {
           await setEncodingState(tx, this.fileId, { progress: value })
-          await this.pc.emit('file.encoding_progress', { em: tx, fileId: this.fileId, progress: value })
+          await this.deps.emit('file.encoding_progress', { em: tx, fileId: this.fileId, progress: value })
         }),
       )
-      .catch((error: unknown) => this.pc.log.warn({ err: error, file: this.fileId }, 'encoding progress not recorded'))
+      .catch((error: unknown) =>
+        this.deps.log.warn({ err: error, file: this.fileId }, 'encoding progress not recorded'),
+      )
   }
 
   /** Waits for the writes under way. */

@@ -4,18 +4,13 @@ import { extname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import {
   type EncoderPort,
-  type Emit,
-  type EntityManager,
-  type Histogram,
   HttpError,
   type JobContext,
-  type Logger,
-  type Reader,
-  type StoragePort,
   type ProbeResult,
   type RenditionOutput,
 } from '../../src/kernel/index.js'
-import { type DerivedFiles, type FileView, fileQueries, requireSpaceFor, setEncodingState } from '../files/index.js'
+import { type FileView, fileQueries, requireSpaceFor, setEncodingState } from '../files/index.js'
+import type { EncodingDeps } from './encoding.deps.js'
 import { FileGone, MediaFailure, UNREADABLE, reasonOf } from './encoding-failure.js'
 import { EncodingProgress } from './encoding-progress.js'
 import { copyToLocal, localSize, removeObjects, storeFolder, storeLocal } from './media-transfer.js'
@@ -26,32 +21,10 @@ import { type NewRendition, RENDITIONS_FIELD, replaceRenditions } from './rendit
 /** Snapshots taken of a video (API-DECISIONS: ids 0 to 9). */
 export const SNAPSHOT_COUNT = 10
 
-/** What the encoding job needs from its plugin. */
-export interface PipelineContext {
-  storage: StoragePort
-  /** Undefined without an encoder plugin: every run then fails, saying which to enable. */
-  encoder: EncoderPort | undefined
-  /** Committed data. */
-  reader: Reader
-  /** Stores a derived file's bytes (the files plugin's `DERIVED_FILES`). */
-  derived: DerivedFiles
-  /** A fresh EntityManager. */
-  em(): EntityManager
-  /** Announces the pipeline's events (`file.encoding_progress`). */
-  emit: Emit
-  log: Logger
-  /** Where runs keep their local files: `<data_dir>/work`, one folder per job. */
-  workRoot: string
-  /** Runs a job gets (`jobs.max_attempts`, what `ctx.enqueue` gives each job). */
-  maxAttempts: number
-  /** `mediactl_encode_seconds_per_output_second`: wall seconds of a run per second of media made, by kind. */
-  encodeSpeed: Histogram<'kind'>
-}
-
 /** The encoder of the pipeline; throws, saying what to enable, without one. */
-export function encoderOf(pc: PipelineContext): EncoderPort {
-  if (!pc.encoder) throw new Error('no plugin provides the "encoder" port; enable one in the "plugins" config key')
-  return pc.encoder
+export function encoderOf(deps: EncodingDeps): EncoderPort {
+  if (!deps.encoder) throw new Error('no plugin provides the "encoder" port; enable one in the "plugins" config key')
+  return deps.encoder
 }
 
 /** The run's share of progress by step: copying and probing, encoding, snapshots, storing. */
@@ -88,14 +61,14 @@ export class EncodingRun {
   recorded = false
 
   constructor(
-    private readonly pc: PipelineContext,
+    private readonly deps: EncodingDeps,
     private readonly job: JobContext,
     readonly file: FileView,
     readonly work: string,
   ) {
-    this.storage = pc.storage
-    this.encoder = encoderOf(pc)
-    this.progress = new EncodingProgress(pc, file.id, job)
+    this.storage = deps.storage
+    this.encoder = encoderOf(deps)
+    this.progress = new EncodingProgress(deps, file.id, job)
     this.renditionsPrefix = `${file.storagePrefix}renditions/`
     this.runPrefix = `${this.renditionsPrefix}${randomBytes(6).toString('hex')}/`
   }
@@ -116,7 +89,7 @@ export class EncodingRun {
 
   async execute(): Promise<void> {
     const started = performance.now()
-    const { file, pc } = this
+    const { file, deps } = this
     // `running` was shown when the job was claimed, `finished` is shown when it succeeds
     // (encoding-state.hook.ts): both in the job's own transactions.
     await this.removeLeftovers()
@@ -127,11 +100,11 @@ export class EncodingRun {
     if ('unreadable' in found) throw new MediaFailure(UNREADABLE)
     if (found.type === 'document' || found.type === 'other') {
       // Nothing to render: such files are finished as soon as they are known.
-      await setEncodingState(pc.em(), file.id, { type: found.type })
+      await setEncodingState(deps.em(), file.id, { type: found.type })
       return
     }
     const mimeType = probedMimeType(file.mimeType, found.type, probe)
-    await setEncodingState(pc.em(), file.id, { type: found.type, ...(mimeType ? { mimeType } : {}) })
+    await setEncodingState(deps.em(), file.id, { type: found.type, ...(mimeType ? { mimeType } : {}) })
     await this.progress.reach(STEPS.probed)
     const outputDir = join(this.work, 'out')
     await mkdir(outputDir)
@@ -154,7 +127,7 @@ export class EncodingRun {
     this.observeSpeed(found.type, started, outputs, probe)
     // The previous set (or a crashed run's leftovers): nothing points at it any more.
     await removeObjects(this.storage, this.renditionsPrefix, (key) => key.startsWith(this.runPrefix)).catch(
-      (error: unknown) => pc.log.warn({ err: error, file: file.id }, 'earlier renditions not removed'),
+      (error: unknown) => deps.log.warn({ err: error, file: file.id }, 'earlier renditions not removed'),
     )
     await this.progress.settled()
   }
@@ -172,7 +145,7 @@ export class EncodingRun {
   ): void {
     if (kind === 'image') return
     const made = Math.max(0, ...outputs.map((output) => output.duration ?? 0)) || (probe.duration ?? 0)
-    if (made > 0) this.pc.encodeSpeed.observe({ kind }, (performance.now() - started) / 1000 / made)
+    if (made > 0) this.deps.encodeSpeed.observe({ kind }, (performance.now() - started) / 1000 / made)
   }
 
   /**
@@ -180,7 +153,7 @@ export class EncodingRun {
    * file never holds more than its recorded set and the set being made.
    */
   private async removeLeftovers(): Promise<void> {
-    const recorded = await renditionQueries.ofFile(this.pc.reader, this.file.id)
+    const recorded = await renditionQueries.ofFile(this.deps.reader, this.file.id)
     const keep = (key: string): boolean =>
       recorded.some((r) => (r.storageKey.endsWith('/') ? key.startsWith(r.storageKey) : key === r.storageKey))
     await removeObjects(this.storage, this.renditionsPrefix, keep)
@@ -231,9 +204,9 @@ export class EncodingRun {
 
   /** Bytes the new set adds to what the file stores now (a custom snapshot stays). */
   private async growth(planned: readonly Planned[]): Promise<number> {
-    const custom = await renditionQueries.one(this.pc.reader, this.file.id, 'snapshot', 'custom')
+    const custom = await renditionQueries.one(this.deps.reader, this.file.id, 'snapshot', 'custom')
     const total = planned.reduce((sum, r) => sum + r.size, custom?.size ?? 0)
-    const current = await fileQueries.fileById(this.pc.reader, this.file.id)
+    const current = await fileQueries.fileById(this.deps.reader, this.file.id)
     if (!current) throw new FileGone()
     return total - (current.storedBytes - current.size)
   }
@@ -242,7 +215,7 @@ export class EncodingRun {
   private async checkSpace(planned: readonly Planned[]): Promise<void> {
     const user = { id: this.file.userId, platformId: this.file.platformId }
     try {
-      await requireSpaceFor(this.pc.em(), user, await this.growth(planned), RENDITIONS_FIELD)
+      await requireSpaceFor(this.deps.em(), user, await this.growth(planned), RENDITIONS_FIELD)
     } catch (error) {
       throw spaceFailure(error, planned)
     }
@@ -266,7 +239,7 @@ export class EncodingRun {
     this.signal.throwIfAborted()
     try {
       await replaceRenditions(
-        this.pc.em(),
+        this.deps.em(),
         this.file.id,
         planned.map(({ local: _local, folder: _folder, ...rendition }) => rendition),
         (tx) => this.job.hold(tx),

@@ -1,5 +1,6 @@
-import type { Emit, EntityManager, JobTransition, JobTypeOptions } from '../../src/kernel/index.js'
+import type { EntityManager, JobTransition, JobTypeOptions } from '../../src/kernel/index.js'
 import { setEncodingState } from '../files/index.js'
+import type { EncodingDeps } from './encoding.deps.js'
 
 /**
  * The file side of a job's state, written in the transaction that changes the job (so the
@@ -10,7 +11,8 @@ import { setEncodingState } from '../files/index.js'
  * encoding it queued). `what` names the work in reasons ("encoding", "logo insertion"). The
  * file's `file.encoded` and `file.encoding_failed` are announced in that same transaction.
  */
-export function encodingStateHook(what: string, finishes: boolean, emit: Emit): JobTypeOptions {
+export function encodingStateHook(deps: EncodingDeps, what: string, finishes: boolean): JobTypeOptions {
+  const { emit } = deps
   const failed = async (em: EntityManager, fileId: number, reason: string) => {
     await setEncodingState(em, fileId, { status: 'failed', error: reason })
     await emit('file.encoding_failed', { em, fileId, reason })

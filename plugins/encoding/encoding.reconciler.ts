@@ -1,5 +1,6 @@
-import { type EntityManager, type Reader, type Reconciler, transaction } from '../../src/kernel/index.js'
+import { type EntityManager, type Reconciler, transaction } from '../../src/kernel/index.js'
 import { encodingCode, fileQueries, setEncodingState } from '../files/index.js'
+import type { EncodingDeps } from './encoding.deps.js'
 
 /** Files looked at per reconciliation (the oldest unsettled first). */
 const BATCH = 10_000
@@ -10,19 +11,15 @@ const BATCH = 10_000
  * bytes were never made) fails, saying to insert the logo again. With the outbox no such file
  * arises; this mends what older versions, lost Redis queues or hand edits left.
  */
-export function encodingReconciler(
-  reader: Reader,
-  em: () => EntityManager,
-  queue: (tx: EntityManager, file: { id: number; slug: string }) => Promise<unknown>,
-): Reconciler {
+export function encodingReconciler(deps: EncodingDeps): Reconciler {
   return async ({ liveKeys }) => {
-    const files = await fileQueries.unsettled(reader, BATCH)
+    const files = await fileQueries.unsettled(deps.reader, BATCH)
     if (!files.length) return 0
     const live = await liveKeys(files.flatMap((file) => [`encode:${file.id}`, `insertlogo:${file.id}`]))
     let queued = 0
     for (const file of files) {
       if (live.has(`encode:${file.id}`) || live.has(`insertlogo:${file.id}`)) continue
-      queued += await transaction(em(), async (tx) => {
+      queued += await transaction(deps.em(), async (tx) => {
         // Read again after the keys: a job that ended meanwhile settled its file first.
         if (!(await stillUnsettled(tx, file.id))) return 0
         if (file.size === 0) {
@@ -33,7 +30,7 @@ export function encodingReconciler(
           return 0
         }
         await setEncodingState(tx, file.id, { status: 'waiting' })
-        await queue(tx, file)
+        await deps.queueEncoding(tx, file)
         return 1
       })
     }

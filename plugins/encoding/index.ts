@@ -1,11 +1,11 @@
 import { join } from 'node:path'
-import { type EntityManager, definePlugin } from '../../src/kernel/index.js'
+import { definePlugin } from '../../src/kernel/index.js'
 import { DERIVED_FILES, FILE_INFO, setEncodingState } from '../files/index.js'
 import { ENCODE_JOB, encodeJob } from './encode.job.js'
 import { encodingConfigSchema } from './encoding.config.js'
 import { encodingReconciler } from './encoding.reconciler.js'
 import { encodingStateHook } from './encoding-state.hook.js'
-import type { PipelineContext } from './encoding-run.js'
+import type { EncodingDeps } from './encoding.deps.js'
 import { INSERT_LOGO_JOB, insertLogoJob } from './insert-logo.job.js'
 import { MediaLinks } from './media-links.js'
 import { mediaRoutes } from './media.routes.js'
@@ -22,7 +22,7 @@ export { ENCODE_JOB } from './encode.job.js'
 export { INSERT_LOGO_JOB } from './insert-logo.job.js'
 export { MEDIA_TOKEN_PURPOSE } from './media-token.js'
 export { CACHE, serveStored } from './media-delivery.js'
-export { MEDIA_PERMISSION, type MediaMount, mediaFile, mountMediaRoutes } from './media.routes.js'
+export { MEDIA_PERMISSION, type MediaMount, mediaFile, mountMedia } from './media.routes.js'
 export { type Rendition, RenditionEntity, type RenditionKind } from './rendition.entity.js'
 export { type RenditionView, renditionQueries } from './rendition.queries.js'
 export { SHOWN_RENDITIONS, type ShownRenditions, thumbnailOf } from './shown-renditions.service.js'
@@ -43,19 +43,19 @@ export default definePlugin({
   register(ctx) {
     const shown = shownRenditions(ctx.reader, ctx.cache<RenditionView[]>({ tables: ['renditions'] }))
     ctx.expose(SHOWN_RENDITIONS, shown)
-    const workRoot = join(ctx.kernelConfig.data_dir, 'work')
-    const media = new MediaLinks(ctx.links, ctx.tokens, ctx.config.token_ttl)
-    const storage = ctx.port('storage')
-    const derived = ctx.use(DERIVED_FILES)
-    const pipeline: PipelineContext = {
-      storage,
+    const deps: EncodingDeps = {
+      config: ctx.config,
+      storage: ctx.port('storage'),
       encoder: ctx.hasPort('encoder') ? ctx.port('encoder') : undefined,
       reader: ctx.reader,
-      derived,
       em: () => ctx.em(),
       emit: ctx.emit,
       log: ctx.log,
-      workRoot,
+      derived: ctx.use(DERIVED_FILES),
+      info: ctx.use(FILE_INFO),
+      shown,
+      media: new MediaLinks(ctx.links, ctx.tokens, ctx.config.token_ttl),
+      workRoot: join(ctx.kernelConfig.data_dir, 'work'),
       maxAttempts: ctx.kernelConfig.jobs.max_attempts,
       encodeSpeed: ctx.metrics.histogram(
         'mediactl_encode_seconds_per_output_second',
@@ -64,17 +64,18 @@ export default definePlugin({
         // Below 1: faster than real time.
         [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64],
       ),
+      queueEncoding: (tx, file) =>
+        ctx.enqueue(ENCODE_JOB, { fileId: file.id }, { key: `encode:${file.id}`, subject: file.slug, em: tx }),
+      queueLogoInsertion: (tx, payload, file) =>
+        ctx.enqueue(INSERT_LOGO_JOB, payload, { key: `insertlogo:${file.id}`, subject: file.slug, em: tx }),
     }
-    ctx.job(ENCODE_JOB, encodeJob(pipeline), encodingStateHook('encoding', true, ctx.emit))
-    ctx.job(INSERT_LOGO_JOB, insertLogoJob(pipeline), encodingStateHook('logo insertion', false, ctx.emit))
-    /** Queues a file's encoding in `tx`, the transaction that stores its bytes (the outbox). */
-    const queueEncoding = (tx: EntityManager, file: { id: number; slug: string }) =>
-      ctx.enqueue(ENCODE_JOB, { fileId: file.id }, { key: `encode:${file.id}`, subject: file.slug, em: tx })
+    ctx.job(ENCODE_JOB, encodeJob(deps), encodingStateHook(deps, 'encoding', true))
+    ctx.job(INSERT_LOGO_JOB, insertLogoJob(deps), encodingStateHook(deps, 'logo insertion', false))
     ctx.on('file.uploaded', async ({ em, file }) => {
       await setEncodingState(em, file.id, { status: 'waiting' })
-      await queueEncoding(em, file)
+      await deps.queueEncoding(em, file)
     })
-    ctx.reconcile(encodingReconciler(ctx.reader, () => ctx.em(), queueEncoding))
+    ctx.reconcile(encodingReconciler(deps))
     ctx.on('file.deleted', ({ em, files }) =>
       deleteRenditions(
         em,
@@ -85,21 +86,19 @@ export default definePlugin({
       const thumbnails = await shown.thumbnails(files.map((file) => file.id))
       for (const file of files) {
         const thumbnail = thumbnails.get(file.id)
-        if (thumbnail) described.get(file.id)!.thumbnail = media.thumbnail(file, thumbnail, withToken)
+        if (thumbnail) described.get(file.id)!.thumbnail = deps.media.thumbnail(file, thumbnail, withToken)
       }
     })
     ctx.onServe(() => {
       // The encoder port is optional for the kernel; without it every encoding would fail.
-      if (!pipeline.encoder) {
+      if (!deps.encoder) {
         ctx.log.warn('no encoder is enabled (encoder-ffmpeg): uploaded files will fail their encoding')
       }
     })
     ctx.routes((r) => {
-      snapshotRoutes(r, pipeline, ctx.config, media)
-      studioRoutes(r, derived, ctx.use(FILE_INFO), (tx, payload, file) =>
-        ctx.enqueue(INSERT_LOGO_JOB, payload, { key: `insertlogo:${file.id}`, subject: file.slug, em: tx }),
-      )
-      mediaRoutes(r, storage, shown)
+      snapshotRoutes(r, deps)
+      studioRoutes(r, deps)
+      mediaRoutes(r, deps)
     })
   },
 })

@@ -5,7 +5,8 @@ import { HttpError, type JobHandler, type LogoPlacement } from '../../src/kernel
 import { type FileView, fileQueries } from '../files/index.js'
 import { FileGone, MediaFailure, reasonOf } from './encoding-failure.js'
 import { EncodingProgress } from './encoding-progress.js'
-import { type PipelineContext, encoderOf } from './encoding-run.js'
+import type { EncodingDeps } from './encoding.deps.js'
+import { encoderOf } from './encoding-run.js'
 import { copyToLocal } from './media-transfer.js'
 
 /** The job type of a logo insertion; its key is `insertlogo:<new file id>`. */
@@ -25,8 +26,8 @@ const INSERTED = 95
 const folderName = (id: string): string => `logo-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`
 
 /** The file a payload names, or a media failure saying which is gone. */
-async function input(pc: PipelineContext, id: unknown, what: string): Promise<FileView> {
-  const file = Number.isSafeInteger(Number(id)) ? await fileQueries.fileById(pc.reader, Number(id)) : undefined
+async function input(deps: EncodingDeps, id: unknown, what: string): Promise<FileView> {
+  const file = Number.isSafeInteger(Number(id)) ? await fileQueries.fileById(deps.reader, Number(id)) : undefined
   if (!file) throw new MediaFailure(`the ${what} was deleted before the logo was inserted`)
   return file
 }
@@ -44,25 +45,25 @@ function placementOf(value: unknown): LogoPlacement {
  * A media failure fails the job at once, others are retried (the new file shows it, see
  * encoding-state.hook.ts); a new file deleted meanwhile ends the job quietly.
  */
-export function insertLogoJob(pc: PipelineContext): JobHandler {
+export function insertLogoJob(deps: EncodingDeps): JobHandler {
   return async (job) => {
     const fileId = Number(job.payload.fileId)
-    const file = Number.isSafeInteger(fileId) ? await fileQueries.fileById(pc.reader, fileId) : undefined
+    const file = Number.isSafeInteger(fileId) ? await fileQueries.fileById(deps.reader, fileId) : undefined
     // Its bytes are stored: their encoding was queued in the same transaction.
     if (!file || file.size > 0) return
-    const work = join(pc.workRoot, folderName(job.id))
+    const work = join(deps.workRoot, folderName(job.id))
     try {
       await rm(work, { recursive: true, force: true })
       await mkdir(work, { recursive: true })
-      const source = await input(pc, job.payload.sourceId, 'original video')
-      const logo = await input(pc, job.payload.logoId, 'logo')
-      const storage = pc.storage
+      const source = await input(deps, job.payload.sourceId, 'original video')
+      const logo = await input(deps, job.payload.logoId, 'logo')
+      const storage = deps.storage
       const video = join(work, 'video')
       const picture = join(work, 'logo')
       await copyToLocal(storage, source.storageKey, video, job.signal)
       await copyToLocal(storage, logo.storageKey, picture, job.signal)
-      const encoder = encoderOf(pc)
-      const progress = new EncodingProgress(pc, file.id, job)
+      const encoder = encoderOf(deps)
+      const progress = new EncodingProgress(deps, file.id, job)
       const output = join(work, 'with-logo.mp4')
       try {
         const probe = await encoder.probe(video, job.signal)
@@ -82,7 +83,7 @@ export function insertLogoJob(pc: PipelineContext): JobHandler {
       await progress.reach(INSERTED)
       job.signal.throwIfAborted()
       try {
-        await pc.derived.storeSource(pc.em(), file, createReadStream(output), (tx) => job.hold(tx))
+        await deps.derived.storeSource(deps.em(), file, createReadStream(output), (tx) => job.hold(tx))
       } catch (error) {
         if (!(error instanceof HttpError)) throw error
         if (error.status === 404) throw new FileGone()
@@ -90,8 +91,8 @@ export function insertLogoJob(pc: PipelineContext): JobHandler {
         throw new MediaFailure(`not enough space for the file with the logo: ${why}`)
       }
     } catch (error) {
-      if (error instanceof FileGone || !(await fileQueries.fileById(pc.reader, file.id))) {
-        pc.log.info({ file: file.id }, 'file deleted during its logo insertion')
+      if (error instanceof FileGone || !(await fileQueries.fileById(deps.reader, file.id))) {
+        deps.log.info({ file: file.id }, 'file deleted during its logo insertion')
         return
       }
       // The file's status follows the job (encoding-state.hook.ts).

@@ -5,6 +5,7 @@ import { MEDIA_TOKEN_PURPOSE, requireGrantFor } from './media-token.js'
 import { typeOf } from './media-transfer.js'
 import { renditionQueries } from './rendition.queries.js'
 import type { ShownRenditions } from './shown-renditions.service.js'
+import type { EncodingDeps } from './encoding.deps.js'
 
 export const MEDIA_PERMISSION =
   'the owner (Digest), or anyone holding a media token of the file (`?token=`, from an answer asked `with-token`); anyone else gets 404'
@@ -56,9 +57,10 @@ export interface MediaMount {
 /**
  * Media delivery: the thumbnail, snapshots, flavors and HLS rendition of a file, streamed
  * from storage with byte ranges, under `mount.prefix` (the file's own addresses, and the
- * resources publishing it).
+ * resources publishing it). A helper of route factories (`mediaRoutes` here, `resourceMediaRoutes`
+ * of the resources plugin), which hand it what they were given.
  */
-export function mountMediaRoutes(r: Router, storage: StoragePort, shown: ShownRenditions, mount: MediaMount): void {
+export function mountMedia(r: Router, storage: StoragePort, shown: ShownRenditions, mount: MediaMount): void {
   const options = (produces: string) => ({
     permission: mount.permission,
     produces,
@@ -148,8 +150,8 @@ export function mountMediaRoutes(r: Router, storage: StoragePort, shown: ShownRe
 }
 
 /** The media of the caller's own files (Digest), or of the file a media token opens. */
-export function mediaRoutes(r: Router, storage: StoragePort, shown: ShownRenditions): void {
-  mountMediaRoutes(r, storage, shown, {
+export function mediaRoutes(r: Router, deps: EncodingDeps): void {
+  mountMedia(r, deps.storage, deps.shown, {
     prefix: '/file/:file',
     resolve: mediaFile,
     permission: MEDIA_PERMISSION,

@@ -1,9 +1,7 @@
 import { type HttpContext, type Router, invalid, reply } from '../../src/kernel/index.js'
 import { type FileView, fileQueries, ownFile, requireFileFlag, wantsToken } from '../files/index.js'
 import { SNAPSHOT_FIELD, uploadCustomSnapshot } from './custom-snapshot.service.js'
-import type { EncodingConfig } from './encoding.config.js'
-import type { PipelineContext } from './encoding-run.js'
-import type { MediaLinks } from './media-links.js'
+import type { EncodingDeps } from './encoding.deps.js'
 import { renditionQueries } from './rendition.queries.js'
 import { selectSnapshot } from './rendition.service.js'
 import { snapshotsXml } from './snapshot.xml.js'
@@ -11,7 +9,8 @@ import { snapshotsXml } from './snapshot.xml.js'
 const OWNER = 'the owner only (files are private); anyone else gets 404'
 
 /** `GET` and `POST /file/<slug>/snapshots`: the frames a video's thumbnail is chosen from. */
-export function snapshotRoutes(r: Router, pc: PipelineContext, config: EncodingConfig, media: MediaLinks): void {
+export function snapshotRoutes(r: Router, deps: EncodingDeps): void {
+  const { media } = deps
   const answer = async (c: HttpContext, file: FileView, status: number) => {
     const snapshots = await renditionQueries.snapshots(c.reader, file.id)
     return reply.xml(status, snapshotsXml(c.links, media, file, snapshots, wantsToken(c)))
@@ -25,7 +24,7 @@ export function snapshotRoutes(r: Router, pc: PipelineContext, config: EncodingC
     async (c) => {
       const file = await ownFile(c)
       requireFileFlag(c, 'file.edit')
-      const upload = await uploadCustomSnapshot(pc, c, file, config)
+      const upload = await uploadCustomSnapshot(deps, c, file)
       if (!upload.received) {
         const id = upload.form.id
         if (typeof id !== 'string' || !id.trim()) {

@@ -1,20 +1,6 @@
-import {
-  type FieldReader,
-  type HttpContext,
-  type EntityManager,
-  type LogoPlacement,
-  type Router,
-  reply,
-} from '../../src/kernel/index.js'
-import {
-  type FileView,
-  type DerivedFiles,
-  type FileInfo,
-  fileQueries,
-  nameField,
-  ownFile,
-  requireFileFlag,
-} from '../files/index.js'
+import { type FieldReader, type HttpContext, type LogoPlacement, type Router, reply } from '../../src/kernel/index.js'
+import { type FileView, fileQueries, nameField, ownFile, requireFileFlag } from '../files/index.js'
+import type { EncodingDeps } from './encoding.deps.js'
 
 const PERMISSION = 'the owner only (files are private); anyone else gets 404; profile file.create'
 
@@ -73,19 +59,11 @@ async function readLogo(c: HttpContext, fields: FieldReader): Promise<FileView |
 /**
  * `POST /file/<slug>/studio/insertlogo`: a new file, in the original's directory, holding
  * the video with a logo laid over it (API-DECISIONS: insertlogo). The answer (202) shows the
- * new file `pending`; the logo goes in in the background (`enqueue`), then the new file is
+ * new file `pending`; the logo goes in in the background (`deps.queueLogoInsertion`), then the new file is
  * encoded like any upload. The original is never modified.
  */
-export function studioRoutes(
-  r: Router,
-  derived: DerivedFiles,
-  info: FileInfo,
-  enqueue: (
-    tx: EntityManager,
-    payload: Record<string, unknown>,
-    file: { id: number; slug: string },
-  ) => Promise<unknown>,
-): void {
+export function studioRoutes(r: Router, deps: EncodingDeps): void {
+  const { derived, info } = deps
   r.post(
     '/file/:file/studio/insertlogo',
     async (c) => {
@@ -104,7 +82,11 @@ export function studioRoutes(
         c.em,
         { owner: c.principal, directoryId: file.directoryId, name: name!, type: 'video', mimeType: 'video/mp4' },
         async (tx, created) => {
-          await enqueue(tx, { fileId: created.id, sourceId: file.id, logoId: logo!.id, placement: placement! }, created)
+          await deps.queueLogoInsertion(
+            tx,
+            { fileId: created.id, sourceId: file.id, logoId: logo!.id, placement: placement! },
+            created,
+          )
         },
       )
       return reply.xml(202, await info(c, (await fileQueries.fileById(c.reader, id))!))

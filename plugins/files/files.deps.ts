@@ -8,6 +8,8 @@ import type {
   StoragePort,
 } from '../../src/kernel/index.js'
 import type { FileInfo } from './file-info.service.js'
+import type { FilesConfig } from './files.config.js'
+import type { UploadMetrics } from './upload.metrics.js'
 import type { UploadLinks } from './upload-token.js'
 
 /**
@@ -15,18 +17,23 @@ import type { UploadLinks } from './upload-token.js'
  * registers (index.ts) and passed down: nothing looks a port or the kernel up per request.
  */
 export interface FilesDeps {
-  storage: StoragePort
+  readonly config: FilesConfig
+  readonly storage: StoragePort
   /** Where tus uploads keep their bytes; tus answers 501 without one. */
-  resumableUploads: ResumableUploadsPort | undefined
+  readonly resumableUploads: ResumableUploadsPort | undefined
   /** The locks of tus uploads: the kernel's (database or memory, as `state` says) or state-redis's. */
-  locks: LocksPort
-  emit: Emit
+  readonly locks: LocksPort
+  /** Announces `file.uploaded`, `file.deleted`, `file.describe`. */
+  readonly emit: Emit
   /** Committed data, for work outside a request. */
-  reader: Reader
-  log: Logger
+  readonly reader: Reader
+  readonly log: Logger
   /** A fresh EntityManager, for work outside a request's. */
   em(): EntityManager
-  uploadLinks: UploadLinks
-  /** The info answer of a file. */
-  info: FileInfo
+  /** Makes and checks the tokens of upload links (the `UPLOAD_LINKS` this plugin exposes). */
+  readonly uploadLinks: UploadLinks
+  /** The info answer of a file (the `FILE_INFO` this plugin exposes). */
+  readonly info: FileInfo
+  /** The upload metrics: bytes and time of the uploads that became files, by method. */
+  readonly metrics: UploadMetrics
 }

@@ -73,6 +73,7 @@ export default definePlugin({
   register(ctx) {
     const uploadLinks = new UploadLinks(ctx.tokens, ctx.links, ctx.config, ctx.port('credentials'))
     const deps: FilesDeps = {
+      config: ctx.config,
       storage: ctx.port('storage'),
       resumableUploads: ctx.hasPort('resumableUploads') ? ctx.port('resumableUploads') : undefined,
       locks: ctx.port('locks'),
@@ -82,6 +83,7 @@ export default definePlugin({
       em: () => ctx.em(),
       uploadLinks,
       info: fileInfoOf(ctx.emit, ctx.use(METADATA_DEFINITIONS)),
+      metrics: new UploadMetrics(ctx.metrics),
     }
     ctx.expose(FILE_INFO, deps.info)
     ctx.expose(FILES_SETTINGS, ctx.config)
@@ -89,12 +91,11 @@ export default definePlugin({
     ctx.expose(DERIVED_FILES, derivedFiles(deps))
     // What a file's view reads: the file, its owner's name, its directory's slug.
     ctx.expose(FILE_VIEWS, fileViews(ctx.reader, ctx.cache<FileView>({ tables: ['files', 'users', 'directories'] })))
-    const uploads = new UploadMetrics(ctx.metrics)
     ctx.routes((r) => {
-      uploadLinkRoutes(r, uploadLinks)
-      uploadEndpointRoutes(r, deps, ctx.config, uploads)
-      tusRoutes(r, deps, ctx.config, uploads)
-      uploadRoutes(r, deps, ctx.config, uploads)
+      uploadLinkRoutes(r, deps)
+      uploadEndpointRoutes(r, deps)
+      tusRoutes(r, deps)
+      uploadRoutes(r, deps)
       directoryRoutes(r, deps)
       fileRoutes(r, deps)
     })
@@ -109,8 +110,8 @@ export default definePlugin({
     ctx.on('user.deleting', ({ em, user }) => deleteUserFiles(deps, em, [user.id]))
     ctx.on('platform.users-deleting', ({ em, userIds }) => deleteUserFiles(deps, em, userIds))
     ctx.on('metadata.deleted', ({ em, definition }) => dropMetadataValues(em, definition))
-    const purgeSteps: PurgeStep[] = [tusPurgeStep(deps, ctx.config)]
-    const runPurge = (now?: Date) => purge(deps, ctx.em(), ctx.config, purgeSteps, now)
+    const purgeSteps: PurgeStep[] = [tusPurgeStep(deps)]
+    const runPurge = (now?: Date) => purge(deps, ctx.em(), purgeSteps, now)
     ctx.on('maintenance.purge', async ({ now, report }) => {
       const done = await runPurge(now)
       report['pending uploads'] = done.pendingUploads

@@ -1,6 +1,5 @@
 import { CronJob } from 'cron'
 import type { EntityManager, Logger } from '../../src/kernel/index.js'
-import type { FilesConfig } from './files.config.js'
 import { PendingUploadEntity } from './pending-upload.entity.js'
 import { emptyTrash, trash } from './trash.service.js'
 import type { FilesDeps } from './files.deps.js'
@@ -25,11 +24,10 @@ export interface PurgeReport {
 export async function purge(
   deps: FilesDeps,
   em: EntityManager,
-  config: FilesConfig,
   steps: readonly PurgeStep[],
   now = new Date(),
 ): Promise<PurgeReport> {
-  const cutoff = new Date(now.getTime() - config.pending_ttl * 1000)
+  const cutoff = new Date(now.getTime() - deps.config.pending_ttl * 1000)
   const fork = em.fork()
   const expired = await fork.find(PendingUploadEntity, { updatedAt: { $lt: cutoff } })
   if (expired.length) {

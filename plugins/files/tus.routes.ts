@@ -17,8 +17,6 @@ import {
 import { safeFileName } from './file-name.js'
 import { PortLocker } from './tus-locker.js'
 import { UPLOAD_PERMISSION, asUploadError, uploadErrorBody, uploadResult } from './upload-answers.js'
-import type { FilesConfig } from './files.config.js'
-import type { UploadMetrics } from './upload.metrics.js'
 import { finishTusUpload, releaseReservation, reservationOf, reserve, touchReservation } from './tus.service.js'
 import { type UploadTarget, tokenOf } from './upload-token.js'
 
@@ -125,11 +123,7 @@ class TusEndpoint {
   /** When each upload's reservation was last marked active, for uploads receiving bytes now. */
   private readonly touched = new Map<string, number>()
 
-  constructor(
-    private readonly deps: FilesDeps,
-    private readonly config: FilesConfig,
-    private readonly metrics: UploadMetrics,
-  ) {}
+  constructor(private readonly deps: FilesDeps) {}
 
   async handle(c: HttpContext): Promise<Reply> {
     try {
@@ -221,7 +215,7 @@ class TusEndpoint {
     }
     const name = safeFileName(metadata.filename ?? metadata.name ?? '')
     const id = randomBytes(16).toString('hex')
-    await reserve(c.em, this.config, {
+    await reserve(c.em, this.deps.config, {
       uploader: target.uploader,
       directoryId: target.directory?.id ?? null,
       uploadId: id,
@@ -249,7 +243,7 @@ class TusEndpoint {
       return undefined
     }
     if (upload.size === undefined || upload.offset !== upload.size) return undefined
-    const file = await finishTusUpload(this.deps, c.em, this.config, this.metrics, port, {
+    const file = await finishTusUpload(this.deps, c.em, port, {
       uploader: target.uploader,
       uploadId: id,
       name: safeFileName(upload.metadata?.filename ?? ''),
@@ -288,7 +282,8 @@ class TusEndpoint {
   /** The @tus/server of the port, made on the first request. */
   private serverFor(port: ResumableUploadsPort): Server {
     if (this.server) return this.server
-    const { deps, config, metrics } = this
+    const { deps } = this
+    const { config } = deps
     const requestOf = (req: unknown): TusRequest => {
       const node = (req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
       const request = node && this.requests.get(node)
@@ -325,7 +320,7 @@ class TusEndpoint {
       onUploadCreate: async (req) => ({ metadata: { filename: requestOf(req).created!.name } }),
       onUploadFinish: async (req, upload) => {
         const { c, target, port: store } = requestOf(req)
-        const file = await finishTusUpload(deps, c.em, config, metrics, store, {
+        const file = await finishTusUpload(deps, c.em, store, {
           uploader: target.uploader,
           uploadId: upload.id,
           name: safeFileName(upload.metadata?.filename ?? ''),
@@ -354,7 +349,7 @@ class TusEndpoint {
     const last = this.touched.get(id)
     // The PATCH marked it when it started; then once per quarter of the idle time allowed.
     if (last === undefined) this.touched.set(id, now)
-    if (last === undefined || now - last < (this.config.pending_ttl * 1000) / 4) return
+    if (last === undefined || now - last < (this.deps.config.pending_ttl * 1000) / 4) return
     this.touched.set(id, now)
     touchReservation(this.deps.em(), id).catch((error: unknown) =>
       this.deps.log.warn({ err: error, uploadId: id }, 'tus upload not marked active'),
@@ -367,8 +362,8 @@ class TusEndpoint {
  * (tus 1.0: creation, creation-with-upload, termination) on the token of an upload link,
  * which is checked on every request. Every method is routed here; @tus/server answers.
  */
-export function tusRoutes(r: Router, deps: FilesDeps, config: FilesConfig, metrics: UploadMetrics): void {
-  const endpoint = new TusEndpoint(deps, config, metrics)
+export function tusRoutes(r: Router, deps: FilesDeps): void {
+  const endpoint = new TusEndpoint(deps)
   const options = { public: true, permission: UPLOAD_PERMISSION, produces: 'application/json' }
   r.all('/upload/tus', (c) => endpoint.handle(c), options)
   r.all('/upload/tus/:id', (c) => endpoint.handle(c), options)

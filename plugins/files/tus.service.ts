@@ -15,7 +15,6 @@ import { type PendingUpload, PendingUploadEntity } from './pending-upload.entity
 import type { PurgeStep } from './purge.job.js'
 import { requireSpace, spaceUsage } from './space.service.js'
 import { guardUpload } from './trash.service.js'
-import type { UploadMetrics } from './upload.metrics.js'
 import type { Uploader } from './files.types.js'
 import { type ReceivedBytes, commitFile, discard, newPrefix } from './upload.service.js'
 import type { FilesDeps } from './files.deps.js'
@@ -117,14 +116,12 @@ const finishing = new Map<string, Promise<FileView>>()
 export function finishTusUpload(
   deps: FilesDeps,
   em: EntityManager,
-  config: FilesConfig,
-  metrics: UploadMetrics,
   port: ResumableUploadsPort,
   input: { uploader: Uploader; uploadId: string; name: string },
 ): Promise<FileView> {
   const running = finishing.get(input.uploadId)
   if (running) return running
-  const promise = finish(deps, em, config, metrics, port, input).finally(() => finishing.delete(input.uploadId))
+  const promise = finish(deps, em, port, input).finally(() => finishing.delete(input.uploadId))
   finishing.set(input.uploadId, promise)
   return promise
 }
@@ -132,11 +129,10 @@ export function finishTusUpload(
 async function finish(
   deps: FilesDeps,
   em: EntityManager,
-  config: FilesConfig,
-  metrics: UploadMetrics,
   port: ResumableUploadsPort,
   input: { uploader: Uploader; uploadId: string; name: string },
 ): Promise<FileView> {
+  const { config, metrics } = deps
   const { uploader, uploadId } = input
   const forget = async (): Promise<void> => {
     await port
@@ -188,11 +184,11 @@ async function finish(
  * (finished ones that never became a file included) and their reservations. Nothing to do
  * without a `resumableUploads` provider.
  */
-export function tusPurgeStep(deps: FilesDeps, config: FilesConfig): PurgeStep {
+export function tusPurgeStep(deps: FilesDeps): PurgeStep {
   return async (now) => {
     const uploads = deps.resumableUploads
     if (!uploads) return 0
-    const cutoff = new Date(now.getTime() - config.pending_ttl * 1000)
+    const cutoff = new Date(now.getTime() - deps.config.pending_ttl * 1000)
     const removed = await uploads.expire(cutoff)
     await releaseReservation(deps.em(), removed)
     return removed.length

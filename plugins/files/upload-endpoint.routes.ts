@@ -12,9 +12,7 @@ import {
   scriptReply,
 } from '../../src/kernel/index.js'
 import { fileQueries } from './file.queries.js'
-import type { FilesConfig } from './files.config.js'
 import { UPLOAD_PERMISSION, asUploadError, uploadErrorBody, uploadResult } from './upload-answers.js'
-import type { UploadMetrics } from './upload.metrics.js'
 import { discard } from './upload.service.js'
 import { type UploadOutcome, readUploadBody, storeUpload } from './upload.form.js'
 import { type UploadTarget, requireSameDirectory, tokenOf } from './upload-token.js'
@@ -98,21 +96,15 @@ function htmlError(c: HttpContext, error: unknown, back?: string): Reply {
  * Reads an upload into the token's directory: a `folder` field may only repeat it (403
  * otherwise). The token was checked before the body is read, so a refused link stores nothing.
  */
-async function receive(
-  deps: FilesDeps,
-  c: HttpContext,
-  config: FilesConfig,
-  metrics: UploadMetrics,
-  target: UploadTarget,
-): Promise<UploadOutcome> {
-  const body = await readUploadBody(deps, c, config, target.uploader)
+async function receive(deps: FilesDeps, c: HttpContext, target: UploadTarget): Promise<UploadOutcome> {
+  const body = await readUploadBody(deps, c, target.uploader)
   try {
     requireSameDirectory(target, body.form.folder)
   } catch (error) {
     await discard(deps, c.em, body.received)
     throw error
   }
-  return storeUpload(deps, c, config, metrics, target.uploader, body, target.directory?.id ?? null)
+  return storeUpload(deps, c, target.uploader, body, target.directory?.id ?? null)
 }
 
 async function pageTarget(c: HttpContext, target: UploadTarget): Promise<PageTarget> {
@@ -130,7 +122,7 @@ async function pageTarget(c: HttpContext, target: UploadTarget): Promise<PageTar
  * pieces of `files.upload_piece_size`) and `POST /upload/html` its plain-form fallback. The
  * token of the link is the only credential: no Digest.
  */
-export function uploadEndpointRoutes(r: Router, deps: FilesDeps, config: FilesConfig, metrics: UploadMetrics): void {
+export function uploadEndpointRoutes(r: Router, deps: FilesDeps): void {
   // plugins/files/browser/upload-page.browser.ts as built.
   const script = browserScript('upload-page')
   r.post(
@@ -138,7 +130,7 @@ export function uploadEndpointRoutes(r: Router, deps: FilesDeps, config: FilesCo
     async (c) => {
       try {
         const target = await deps.uploadLinks.check(c)
-        const outcome = await receive(deps, c, config, metrics, target)
+        const outcome = await receive(deps, c, target)
         if (!outcome.done) return reply.json(200, outcome.progress, corsHeaders(c))
         return reply.json(200, uploadResult(c, outcome.file), corsHeaders(c))
       } catch (error) {
@@ -156,7 +148,7 @@ export function uploadEndpointRoutes(r: Router, deps: FilesDeps, config: FilesCo
         const html = uploadPage(
           await pageTarget(c, target),
           tokenOf(c)!,
-          config.upload_piece_size,
+          deps.config.upload_piece_size,
           pageScripts(c, script),
         )
         return reply.raw(200, html, HTML_TYPE, PAGE_HEADERS)
@@ -174,7 +166,7 @@ export function uploadEndpointRoutes(r: Router, deps: FilesDeps, config: FilesCo
       try {
         const target = await deps.uploadLinks.check(c)
         back = `html?token=${encodeURIComponent(tokenOf(c)!)}`
-        const outcome = await receive(deps, c, config, metrics, target)
+        const outcome = await receive(deps, c, target)
         if (!outcome.done) return reply.raw(200, piecePage(outcome.progress, back), HTML_TYPE, PAGE_HEADERS)
         const html = resultPage(await pageTarget(c, target), uploadResult(c, outcome.file).result, back)
         return reply.raw(200, html, HTML_TYPE, PAGE_HEADERS)

@@ -1,5 +1,6 @@
 import { type HttpContext, type Router, reply, xml } from '../../src/kernel/index.js'
 import { ownDirectory, requireFileFlag } from './files.lookup.js'
+import type { FilesDeps } from './files.deps.js'
 import type { UploadLinks } from './upload-token.js'
 
 async function links(c: HttpContext, uploadLinks: UploadLinks, directory: string | null) {
@@ -22,7 +23,8 @@ async function links(c: HttpContext, uploadLinks: UploadLinks, directory: string
  * links, carrying a signed token bound to the caller and the directory. Declared before the
  * directory routes: `upload_links` is not a slug (slugs have no `_`).
  */
-export function uploadLinkRoutes(r: Router, uploadLinks: UploadLinks): void {
+export function uploadLinkRoutes(r: Router, deps: FilesDeps): void {
+  const { uploadLinks } = deps
   const permission = 'the owner of the directory; profile file.create'
   r.post('/files/upload_links', (c) => links(c, uploadLinks, null), { permission })
   r.post('/files/:directory/upload_links', async (c) => links(c, uploadLinks, (await ownDirectory(c)).slug), {

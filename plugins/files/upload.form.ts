@@ -2,9 +2,7 @@ import type { FilesDeps } from './files.deps.js'
 import { type Form, type HttpContext, invalid } from '../../src/kernel/index.js'
 import { readPiece, receivePiece } from './chunked-upload.service.js'
 import { safeFileName } from './file-name.js'
-import type { FilesConfig } from './files.config.js'
 import type { FileView } from './files.types.js'
-import type { UploadMetrics } from './upload.metrics.js'
 import type { Uploader } from './files.types.js'
 import { FILE_FIELD, type ReceivedBytes, commitFile, discard, receiveBytes } from './upload.service.js'
 
@@ -31,7 +29,6 @@ export interface UploadBody {
 export async function readUploadBody(
   deps: FilesDeps,
   c: HttpContext,
-  config: FilesConfig,
   uploader: Uploader,
   beforeFile: () => void = () => undefined,
 ): Promise<UploadBody> {
@@ -46,7 +43,7 @@ export async function readUploadBody(
         }
         beforeFile()
         body.filename = part.filename
-        receiving = receiveBytes(deps, c.em, config, uploader, part.stream)
+        receiving = receiveBytes(deps, c.em, uploader, part.stream)
         body.received = await receiving
       },
       { maxFiles: 4 },
@@ -74,12 +71,11 @@ export type UploadOutcome =
 export async function storeUpload(
   deps: FilesDeps,
   c: HttpContext,
-  config: FilesConfig,
-  metrics: UploadMetrics,
   uploader: Uploader,
   body: UploadBody,
   directoryId: number | null,
 ): Promise<UploadOutcome> {
+  const { config, metrics } = deps
   const { form, received } = body
   try {
     if (!received) {

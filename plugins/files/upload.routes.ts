@@ -2,10 +2,8 @@ import type { FilesDeps } from './files.deps.js'
 import { type Router, invalid, reply } from '../../src/kernel/index.js'
 import { createDirectory } from './directory.service.js'
 import { directoryInfoXml } from './directory.xml.js'
-import type { FilesConfig } from './files.config.js'
 import { directoryOf, requireFileFlag } from './files.lookup.js'
 import { readName } from './name.fields.js'
-import type { UploadMetrics } from './upload.metrics.js'
 import { discard } from './upload.service.js'
 import { readUploadBody, storeUpload } from './upload.form.js'
 
@@ -13,11 +11,11 @@ import { readUploadBody, storeUpload } from './upload.form.js'
  * `POST /files`: an upload (multipart, whole or in pieces), or, with `name` and no file
  * part, a new directory in the root (a real client does this).
  */
-export function uploadRoutes(r: Router, deps: FilesDeps, config: FilesConfig, metrics: UploadMetrics): void {
+export function uploadRoutes(r: Router, deps: FilesDeps): void {
   r.post(
     '/files',
     async (c) => {
-      const body = await readUploadBody(deps, c, config, c.principal, () => requireFileFlag(c, 'file.create'))
+      const body = await readUploadBody(deps, c, c.principal, () => requireFileFlag(c, 'file.create'))
       if (!body.received && body.filename === undefined && typeof body.form.name === 'string') {
         requireFileFlag(c, 'folder.create')
         const name = readName(c.fields(body.form, 'create'))!
@@ -37,7 +35,7 @@ export function uploadRoutes(r: Router, deps: FilesDeps, config: FilesConfig, me
           throw error
         }
       }
-      const outcome = await storeUpload(deps, c, config, metrics, c.principal, body, directoryId)
+      const outcome = await storeUpload(deps, c, c.principal, body, directoryId)
       if (!outcome.done) return reply.json(200, outcome.progress)
       return reply.xml(200, await deps.info(c, outcome.file, 'code'))
     },

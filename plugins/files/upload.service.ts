@@ -14,7 +14,6 @@ import { lockPlatform } from '../platforms/index.js'
 import { SNIFF_BYTES, type Sniffed, sniff } from './content-type.js'
 import { DirectoryEntity } from './directory.entity.js'
 import { fileQueries } from './file.queries.js'
-import type { FilesConfig } from './files.config.js'
 import './files.events.js'
 import type { FileView, Uploader } from './files.types.js'
 import { overQuota, requireSpace, spaceLeft, spaceUsage } from './space.service.js'
@@ -67,10 +66,10 @@ export const newPrefix = (): string => `files/${randomBytes(12).toString('hex')}
 export async function receiveBytes(
   deps: FilesDeps,
   em: EntityManager,
-  config: FilesConfig,
   uploader: Uploader,
   source: Readable,
 ): Promise<ReceivedBytes> {
+  const { config } = deps
   const usage = await spaceUsage(em.fork(), uploader)
   const left = spaceLeft(usage)
   const sizeCap = config.max_file_size > 0 ? config.max_file_size : Infinity

@@ -5,6 +5,7 @@ import { hashPassword, verifyPassword } from '../../src/shared/password.js'
 import { userQueries } from './user.queries.js'
 import { currentProfile, requireHeld, visibleUser } from './identity.lookup.js'
 import { redirectionXml } from './user.xml.js'
+import type { IdentityDeps } from './identity.deps.js'
 
 /** The installation's RSA key pair (made by `mediactl init` in `<data_dir>/keys/`). */
 export interface InstallationKeys {
@@ -98,7 +99,8 @@ const unauthorized = (message: string): HttpError => new HttpError(401, message)
  * active, 401 otherwise). The 401s carry no Digest challenge: the caller's own credentials
  * were accepted, the answer is about the password checked.
  */
-export function authenticationRoutes(r: Router, dataDir: string): void {
+export function authenticationRoutes(r: Router, deps: IdentityDeps): void {
+  const { dataDir } = deps
   r.get('/authentication/public_key', (c) => reply.raw(200, keysFor(c, dataDir).publicPem, 'application/x-pem-file'), {
     public: true,
     produces: 'application/x-pem-file',

@@ -8,6 +8,7 @@ import { credentialsPort } from './credentials.service.js'
 import { GroupMemberEntity } from './group-member.entity.js'
 import { GroupEntity } from './group.entity.js'
 import { groupRoutes } from './group.routes.js'
+import type { IdentityDeps } from './identity.deps.js'
 import access from './migrations/20261121-identity-access.js'
 import init from './migrations/20261121-identity-init.js'
 import watch from './migrations/20270105-identity-watch.js'
@@ -55,9 +56,14 @@ export default definePlugin({
     })
     ctx.provide('credentials', credentialsPort(ctx.reader, credentials))
     ctx.provide('accessGrants', accessGrantsPort(ctx.reader, grants))
+    const deps: IdentityDeps = {
+      emit: ctx.emit,
+      realm: ctx.kernelConfig.auth.realm,
+      dataDir: ctx.kernelConfig.data_dir,
+    }
     ctx.routes((r) => {
-      userRoutes(r, ctx.emit, ctx.kernelConfig.auth.realm)
-      authenticationRoutes(r, ctx.kernelConfig.data_dir)
+      userRoutes(r, deps)
+      authenticationRoutes(r, deps)
       groupRoutes(r)
       roleRoutes(r)
       profileRoutes(r)

@@ -1,18 +1,11 @@
-import {
-  type Emit,
-  type FieldReader,
-  type HttpContext,
-  invalid,
-  reply,
-  requireFlag,
-  type Router,
-} from '../../src/kernel/index.js'
+import { type FieldReader, type HttpContext, invalid, reply, requireFlag, type Router } from '../../src/kernel/index.js'
 import { platformFromPath } from '../platforms/index.js'
 import { PRIVILEGED_FIELDS, readUserFields } from './user.fields.js'
 import { currentProfile, requireHeld, visibleUser } from './identity.lookup.js'
 import { type ProfileGrant, userQueries } from './user.queries.js'
 import { createUser, deleteUser, updateUser, userView } from './user.service.js'
 import { userInfoXml, userListXml } from './user.xml.js'
+import type { IdentityDeps } from './identity.deps.js'
 
 /** The `profile` field resolved on the user's platform (412 when unknown or of another platform). */
 async function profileField(
@@ -33,7 +26,8 @@ async function profileField(
  * Users: `GET/POST /platform/<slug>/users`, `GET/PUT/DELETE /user/<username>`. The password
  * check (`/user/<username>/authenticate`) is in authentication.routes.ts.
  */
-export function userRoutes(r: Router, emit: Emit, realm: string): void {
+export function userRoutes(r: Router, deps: IdentityDeps): void {
+  const { emit, realm } = deps
   r.get(
     '/platform/:platform/users',
     async (c) => {

@@ -2,6 +2,7 @@ import { type XmlNode, definePlugin, isInstanceAdmin, xml } from '../../src/kern
 import '../identity/index.js'
 import '../root/index.js'
 import { PLATFORM_KIND } from '../platforms/index.js'
+import type { MediaDeps } from './media.deps.js'
 import { MediaEntity } from './media.entity.js'
 import './media.events.js'
 import { MEDIA_KIND } from './media.lookup.js'
@@ -38,7 +39,8 @@ export default definePlugin({
       idOf: async (r, slug) => (await mediaQueries.bySlug(r, slug))?.id ?? null,
       slugOf: async (r, id) => (await mediaQueries.byId(r, id))?.slug ?? null,
     })
-    ctx.routes((r) => mediaRoutes(r, ctx.emit))
+    const deps: MediaDeps = { emit: ctx.emit }
+    ctx.routes((r) => mediaRoutes(r, deps))
     ctx.on('root.describe', async ({ user, links, services }) => {
       const limit = ctx.kernelConfig.http.max_list
       const slugs = isInstanceAdmin(user)

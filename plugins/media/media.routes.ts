@@ -1,4 +1,4 @@
-import { type Emit, type HttpContext, reply, type Router } from '../../src/kernel/index.js'
+import { type HttpContext, reply, type Router } from '../../src/kernel/index.js'
 import { objectAccessesHandler, objectAccessesPermission } from '../identity/index.js'
 import { PLATFORM_KIND, platformFromPath } from '../platforms/index.js'
 import { type MediaInput, readMediaFields } from './media.fields.js'
@@ -6,12 +6,14 @@ import { MEDIA_KIND, mediaFromPath } from './media.lookup.js'
 import { type MediaView, mediaQueries } from './media.queries.js'
 import { createMedia, deleteMedia, updateMedia } from './media.service.js'
 import { mediaInfoXml, mediaListXml } from './media.xml.js'
+import type { MediaDeps } from './media.deps.js'
 
 const info = async (c: HttpContext, id: number, status: number) =>
   reply.xml(status, mediaInfoXml(c.links, (await mediaQueries.byId(c.reader, id)) as MediaView))
 
 /** Media of a platform: list, create; one media: info, partial update (201, as the spec shows), delete. */
-export function mediaRoutes(r: Router, emit: Emit): void {
+export function mediaRoutes(r: Router, deps: MediaDeps): void {
+  const { emit } = deps
   r.get(
     '/platform/:platform/medias',
     async (c) => {

@@ -1,5 +1,6 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import { METADATA_DEFINITIONS, metadataDefinitions } from './definitions.service.js'
+import type { MetadataDeps } from './metadata.deps.js'
 import { MetadataDefinitionEntity } from './metadata.entity.js'
 import type { MetadataDefinitionView } from './metadata.types.js'
 import { metadataRoutes } from './metadata.routes.js'
@@ -40,7 +41,8 @@ export default definePlugin({
   register(ctx) {
     const cache = ctx.cache<MetadataDefinitionView[]>({ tables: ['metadata_definitions', 'platforms'] })
     ctx.expose(METADATA_DEFINITIONS, metadataDefinitions(ctx.reader, cache))
-    ctx.routes((r) => metadataRoutes(r, ctx.emit))
+    const deps: MetadataDeps = { emit: ctx.emit }
+    ctx.routes((r) => metadataRoutes(r, deps))
     // The foreign key cascades too; deleting explicitly keeps the outcome independent of it.
     ctx.on('platform.deleting', async ({ em, platform }) => {
       await em.nativeDelete(MetadataDefinitionEntity, { platform })

@@ -1,13 +1,15 @@
-import { type Emit, reply, type Router } from '../../src/kernel/index.js'
+import { reply, type Router } from '../../src/kernel/index.js'
 import { platformFromPath } from '../platforms/index.js'
 import { readMetadataFields } from './metadata.fields.js'
 import { MANAGE_FLAG, definitionFromPath } from './metadata.lookup.js'
 import { metadataQueries } from './metadata.queries.js'
 import { createDefinition, deleteDefinition, updateDefinition } from './metadata.service.js'
 import { metadataInfoXml, metadataListXml } from './metadata.xml.js'
+import type { MetadataDeps } from './metadata.deps.js'
 
 /** Metadata definitions: read by whoever sees the platform, managed with the profile flag `metadata.manage`. */
-export function metadataRoutes(r: Router, emit: Emit): void {
+export function metadataRoutes(r: Router, deps: MetadataDeps): void {
+  const { emit } = deps
   r.get(
     '/platform/:platform/metadata',
     async (c) => {

@@ -3,6 +3,7 @@ import init from './migrations/20261121-platforms-init.js'
 import timestamps from './migrations/20261227-platforms-timestamps.js'
 import watch from './migrations/20270105-platforms-watch.js'
 import { PlatformEntity } from './platform.entity.js'
+import type { PlatformsDeps } from './platforms.deps.js'
 import { PLATFORM_KIND } from './platform.lookup.js'
 import { platformQueries } from './platform.queries.js'
 import { platformRoutes } from './platform.routes.js'
@@ -29,6 +30,7 @@ export default definePlugin({
       idOf: async (reader, slug) => (await platformQueries.bySlug(reader, slug))?.id ?? null,
       slugOf: async (reader, id) => (await platformQueries.byId(reader, id))?.slug ?? null,
     })
-    ctx.routes((r) => platformRoutes(r, ctx.emit))
+    const deps: PlatformsDeps = { emit: ctx.emit }
+    ctx.routes((r) => platformRoutes(r, deps))
   },
 })

@@ -10,6 +10,7 @@ import {
   updatePlatform,
 } from './platform.service.js'
 import { platformInfoXml, platformListXml } from './platform.xml.js'
+import type { PlatformsDeps } from './platforms.deps.js'
 
 async function info(c: HttpContext, emit: Emit, platform: PlatformView, status: number) {
   const stats = await platformStats(emit, c.reader, platform)
@@ -22,7 +23,8 @@ async function platformEntity(c: HttpContext, flag: string): Promise<Platform> {
   return c.em.findOneOrFail(PlatformEntity, { id })
 }
 
-export function platformRoutes(r: Router, emit: Emit): void {
+export function platformRoutes(r: Router, deps: PlatformsDeps): void {
+  const { emit } = deps
   r.get(
     '/platforms',
     async (c) => {

@@ -3,6 +3,7 @@ import { RESOURCE_DETAILS, RESOURCE_VIEWS, RESOURCES_SETTINGS } from '../resourc
 import init from './migrations/20261212-player-view-sessions.js'
 import { PlayerAssets } from './player-assets.js'
 import { playerConfigSchema } from './player.config.js'
+import type { PlayerDeps } from './player.deps.js'
 import { playerRoutes } from './player.routes.js'
 import { PlayerViewSessionEntity } from './player-view-session.entity.js'
 import { purgeViewSessions } from './player-view.service.js'
@@ -26,16 +27,15 @@ export default definePlugin({
   register(ctx) {
     // The page's media links are those of a resource asked with-token: the resources plugin's lifetime.
     const { token_ttl: mediaTokenTtl } = ctx.use(RESOURCES_SETTINGS)
-    const assets = new PlayerAssets()
-    const options = {
-      assets,
+    const deps: PlayerDeps = {
+      assets: new PlayerAssets(),
       mediaTokenTtl,
       viewTokenTtl: ctx.config.view_token_ttl,
       describer: ctx.use(RESOURCE_DETAILS),
       tokens: ctx.tokens,
       views: ctx.use(RESOURCE_VIEWS),
     }
-    ctx.routes((r) => playerRoutes(r, options))
+    ctx.routes((r) => playerRoutes(r, deps))
     ctx.on('maintenance.purge', async ({ now, report }) => {
       report['expired player view sessions'] = await purgeViewSessions(ctx.em(), now)
     })

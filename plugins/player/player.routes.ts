@@ -5,40 +5,18 @@ import {
   type HttpContext,
   type Reply,
   type Router,
-  type Tokens,
   errorPage,
   notFound,
   reply,
 } from '../../src/kernel/index.js'
-import {
-  RESOURCE_TOKEN_PURPOSE,
-  type ResourceDescriber,
-  type ResourceView,
-  type ViewCounter,
-  resourceQueries,
-} from '../resources/index.js'
+import { RESOURCE_TOKEN_PURPOSE, type ResourceView, resourceQueries } from '../resources/index.js'
 import { type WidgetView, widgetQueries } from '../widgets/index.js'
 import { embedScript } from './embed.script.js'
-import type { PlayerAssets } from './player-assets.js'
 import { playableResource } from './player-access.js'
+import type { PlayerDeps } from './player.deps.js'
 import { playerCsp, playerPage } from './player.page.js'
 import { type PlayerChoice, playerSettings } from './player.settings.js'
 import { VIEW_TOKEN_PURPOSE, recordView, requireViewGrant, viewToken } from './player-view.service.js'
-
-/** What the routes need from the configuration. */
-export interface PlayerRouteOptions {
-  assets: PlayerAssets
-  /** Seconds the page's media tokens stay valid at least (`resources.token_ttl`). */
-  mediaTokenTtl: number
-  /** Seconds a page's view token stays valid (`player.view_token_ttl`). */
-  viewTokenTtl: number
-  /** The resources plugin's details (media links, with tokens). */
-  describer: ResourceDescriber
-  /** Signs the view tokens. */
-  tokens: Tokens
-  /** The resources plugin's counter of views. */
-  views: ViewCounter
-}
 
 const PAGE_PERMISSION =
   'public: anyone for a visible resource (visible streams); a hidden one only with a resource token for it (`?token=`); a draft one never'
@@ -80,14 +58,14 @@ async function widgetOf(c: HttpContext, slug: string): Promise<WidgetView> {
   return widget
 }
 
-export function playerRoutes(r: Router, options: PlayerRouteOptions): void {
-  const { assets } = options
+export function playerRoutes(r: Router, deps: PlayerDeps): void {
+  const { assets } = deps
 
   /** The page of a resource the request may play, in the look and behavior chosen. */
   async function page(c: HttpContext, resource: ResourceView, choice: PlayerChoice, widget: WidgetView | null) {
-    const described = await options.describer.describe(c, [resource], {
+    const described = await deps.describer.describe(c, [resource], {
       withToken: true,
-      tokenTtl: options.mediaTokenTtl,
+      tokenTtl: deps.mediaTokenTtl,
     })
     const details = described.get(resource.id)!
     // The media's online channels decide whether it has players at all (web, widget).
@@ -95,7 +73,7 @@ export function playerRoutes(r: Router, options: PlayerRouteOptions): void {
       throw notFound(`Resource "${resource.slug}" has no player: no online channel of its media offers one.`)
     }
     const settings = await playerSettings(c.reader, resource.platformId, choice)
-    const view = viewToken(options.tokens, resource, options.viewTokenTtl)
+    const view = viewToken(deps.tokens, resource, deps.viewTokenTtl)
     const markup = playerPage({
       resource,
       details,
@@ -150,7 +128,7 @@ export function playerRoutes(r: Router, options: PlayerRouteOptions): void {
       const view = requireViewGrant(c, c.param('resource'))
       const resource = await resourceQueries.byId(c.reader, view.resourceId)
       if (!resource || resource.slug !== c.param('resource')) throw notFound(`No resource "${c.param('resource')}".`)
-      await recordView(c.em, options.views, view)
+      await recordView(c.em, deps.views, view)
       return reply.noContent()
     },
     { public: true, permission: VIEW_PERMISSION, tokenPurpose: VIEW_TOKEN_PURPOSE },

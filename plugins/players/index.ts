@@ -8,6 +8,7 @@ import { THEMES } from './player-theme.family.js'
 import { playerRoutes } from './player.routes.js'
 import { seedPlayers } from './player.seeds.js'
 import { deletePlayersOfPlatform } from './player.service.js'
+import type { PlayersDeps } from './players.deps.js'
 import './players.events.js'
 
 export { type BehaviorSettings, type PlayerBehavior, PlayerBehaviorEntity } from './player-behavior.entity.js'
@@ -43,10 +44,8 @@ export default definePlugin({
   entities: [PlayerThemeEntity, PlayerBehaviorEntity],
   migrations: [init],
   register(ctx) {
-    ctx.routes((r) => {
-      playerRoutes(THEMES, ctx.emit)(r)
-      playerRoutes(BEHAVIORS, ctx.emit)(r)
-    })
+    const deps: PlayersDeps = { emit: ctx.emit }
+    ctx.routes((r) => playerRoutes(r, deps))
     ctx.on('platform.created', ({ em, platform }) => seedPlayers(em, platform))
     // The foreign keys cascade too; deleting explicitly announces it and keeps the outcome independent of them.
     ctx.on('platform.deleting', async ({ em, platform }) => {

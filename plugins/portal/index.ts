@@ -1,6 +1,7 @@
 import { definePlugin } from '../../src/kernel/index.js'
 import { RESOURCE_DETAILS } from '../resources/index.js'
 import { portalConfigSchema } from './portal.config.js'
+import type { PortalDeps } from './portal.deps.js'
 import { portalHosts } from './portal.hosts.js'
 import { portalRoutes } from './portal.routes.js'
 
@@ -19,12 +20,13 @@ export default definePlugin({
   dependsOn: ['media', 'streams', 'resources', 'channels', 'players', 'player'],
   config: portalConfigSchema,
   register(ctx) {
-    ctx.hosts(portalHosts(ctx.reader, ctx.config.host_cache_ttl))
-    const setup = {
+    const deps: PortalDeps = {
       config: ctx.config,
       describer: ctx.use(RESOURCE_DETAILS),
       maxList: ctx.kernelConfig.http.max_list,
+      reader: ctx.reader,
     }
-    ctx.routes((r) => portalRoutes(r, setup))
+    ctx.hosts(portalHosts(deps))
+    ctx.routes((r) => portalRoutes(r, deps))
   },
 })

@@ -1,5 +1,5 @@
-import type { Reader } from '../../src/kernel/index.js'
 import { mediaQueries } from '../media/index.js'
+import type { PortalDeps } from './portal.deps.js'
 
 /** Where the kernel mounts a media's own domain: its portal's path. */
 export const portalPrefix = (mediaSlug: string): string => `/portal/${encodeURIComponent(mediaSlug)}`
@@ -40,12 +40,12 @@ export class HostCache<T> {
  * The host mapping of portals (`PluginContext.hosts`): a media's domain (unique, lowercase)
  * serves that media's portal, any other host name the API as usual. One lookup on the unique
  * index of `medias.domain`, made only for requests whose Host is not the public base URL's,
- * kept `ttlSeconds` (0: not cached).
+ * kept `portal.host_cache_ttl` seconds (0: not cached).
  */
-export function portalHosts(reader: Reader, ttlSeconds: number): (host: string) => Promise<string | null> {
-  const cache = new HostCache<string | null>(ttlSeconds * 1000)
+export function portalHosts(deps: PortalDeps): (host: string) => Promise<string | null> {
+  const cache = new HostCache<string | null>(deps.config.host_cache_ttl * 1000)
   const load = async (host: string) => {
-    const media = await mediaQueries.byDomain(reader, host)
+    const media = await mediaQueries.byDomain(deps.reader, host)
     return media ? portalPrefix(media.slug) : null
   }
   return (host) => cache.get(host, load)

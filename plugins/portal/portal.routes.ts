@@ -1,9 +1,8 @@
 import { gzipSync } from 'node:zlib'
 import { type HttpContext, type Reply, type Router, type SafeHtml, errorPage, reply } from '../../src/kernel/index.js'
-import type { ResourceDescriber } from '../resources/index.js'
 import { type HomeStream, homePage } from './home.page.js'
 import { notFoundPage } from './not-found.page.js'
-import type { PortalConfig } from './portal.config.js'
+import type { PortalDeps } from './portal.deps.js'
 import type { PortalView } from './portal.layout.js'
 import { PortalLinks } from './portal.links.js'
 import { pageCount, requestedPage } from './portal.paging.js'
@@ -56,19 +55,10 @@ type Render = (c: HttpContext, view: PortalView) => Promise<SafeHtml>
  * (unknown media, no web channel, an offline one: the same answer). Inside an open portal, a
  * missing page answers the portal's own 404 page.
  */
-/** What the portal's pages use, resolved while the plugin registers. */
-export interface PortalSetup {
-  config: PortalConfig
-  /** The resources plugin's details (thumbnails, with tokens). */
-  describer: ResourceDescriber
-  /** Most rows read for one list (`http.max_list`). */
-  maxList: number
-}
-
-function portalPage(setup: PortalSetup, render: Render): (c: HttpContext) => Promise<Reply> {
+function portalPage(deps: PortalDeps, render: Render): (c: HttpContext) => Promise<Reply> {
   return async (c) => {
     const reader = c.reader
-    const max = setup.maxList
+    const max = deps.maxList
     const found = await portalQueries.portal(reader, c.param('media'), max)
     if (!found) return reply.page(404, errorPage(404, NO_PORTAL))
     const view: PortalView = {
@@ -87,16 +77,16 @@ function portalPage(setup: PortalSetup, render: Render): (c: HttpContext) => Pro
 }
 
 /** The cards of some resources, their thumbnails signed for `token_ttl`. */
-async function cards(c: HttpContext, setup: PortalSetup, lists: CardItem['resource'][][]): Promise<CardItem[][]> {
+async function cards(c: HttpContext, deps: PortalDeps, lists: CardItem['resource'][][]): Promise<CardItem[][]> {
   const all = lists.flat()
-  const details = await setup.describer.describe(c, all, { withToken: true, tokenTtl: setup.config.token_ttl })
+  const details = await deps.describer.describe(c, all, { withToken: true, tokenTtl: deps.config.token_ttl })
   return lists.map((list) => list.map((resource) => ({ resource, details: details.get(resource.id) })))
 }
 
 const home =
-  (setup: PortalSetup): Render =>
+  (deps: PortalDeps): Render =>
   async (c, view) => {
-    const { config } = setup
+    const { config } = deps
     const number = requestedPage(c)
     const roots = view.tree.roots
     const pages = pageCount(roots.length, config.streams_per_page)
@@ -108,7 +98,7 @@ const home =
     )
     const items = await cards(
       c,
-      setup,
+      deps,
       latest.map((l) => l.items),
     )
     const byId = new Map(streams.map((s, i) => [s.id, { latest: items[i]!, total: latest[i]!.total }]))
@@ -126,9 +116,9 @@ const home =
   }
 
 const stream =
-  (setup: PortalSetup): Render =>
+  (deps: PortalDeps): Render =>
   async (c, view) => {
-    const { config } = setup
+    const { config } = deps
     const shown = view.tree.bySlug(c.param('stream'))
     if (!shown) throw new Missing('There is no such stream here.')
     const number = requestedPage(c)
@@ -136,19 +126,19 @@ const stream =
     const list = await portalQueries.newest(c.reader, shown.id, number, config.resources_per_page)
     const pages = pageCount(list.total, config.resources_per_page)
     if (number > pages) throw new Missing('There is no such page.')
-    const [items] = await cards(c, setup, [list.items])
+    const [items] = await cards(c, deps, [list.items])
     return streamPage(view, shown, { items: items!, page: number, pages })
   }
 
 const resource =
-  (setup: PortalSetup): Render =>
+  (deps: PortalDeps): Render =>
   async (c, view) => {
     const found = await portalQueries.resource(c.reader, c.param('resource'))
     // Another media's, hidden, draft, or in a stream that is not visible: all the same 404.
     const shownIn =
       found && found.mediaId === view.media.id && found.visibility === 'visible' && view.tree.get(found.streamId)
     if (!found || !shownIn) throw new Missing('There is no such publication here.')
-    const details = (await setup.describer.describe(c, [found], { withToken: false, tokenTtl: 0 })).get(found.id)!
+    const details = (await deps.describer.describe(c, [found], { withToken: false, tokenTtl: 0 })).get(found.id)!
     return resourcePage(view, found, shownIn, details, c.links.url('player', found.slug))
   }
 
@@ -175,12 +165,12 @@ async function stylesheet(c: HttpContext, maxList: number): Promise<Reply> {
  * pages and their stylesheet under `/portal/<media>` (on the media's own domain, the kernel
  * mounts that prefix at `/`), and a 404 page for any other address below it.
  */
-export function portalRoutes(r: Router, setup: PortalSetup): void {
+export function portalRoutes(r: Router, deps: PortalDeps): void {
   const options = { public: true, permission: PERMISSION, produces: 'text/html' }
-  r.get('/portal/:media', portalPage(setup, home(setup)), options)
-  r.get('/portal/:media/stream/:stream', portalPage(setup, stream(setup)), options)
-  r.get('/portal/:media/resource/:resource', portalPage(setup, resource(setup)), options)
-  r.get('/portal/:media/assets/:file', (c) => stylesheet(c, setup.maxList), {
+  r.get('/portal/:media', portalPage(deps, home(deps)), options)
+  r.get('/portal/:media/stream/:stream', portalPage(deps, stream(deps)), options)
+  r.get('/portal/:media/resource/:resource', portalPage(deps, resource(deps)), options)
+  r.get('/portal/:media/assets/:file', (c) => stylesheet(c, deps.maxList), {
     public: true,
     permission: STYLE_PERMISSION,
     produces: 'text/css',
@@ -188,7 +178,7 @@ export function portalRoutes(r: Router, setup: PortalSetup): void {
   // Last: any other address of a portal is a page of it that does not exist (not an API 401).
   r.get(
     '/portal/:media/*',
-    portalPage(setup, () => Promise.reject(new Missing('There is no page at this address.'))),
+    portalPage(deps, () => Promise.reject(new Missing('There is no page at this address.'))),
     options,
   )
 }

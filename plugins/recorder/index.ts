@@ -5,6 +5,7 @@ import init from './migrations/20261210-recorder-init.js'
 import { RecorderCodeEntity } from './recorder-code.entity.js'
 import { deleteUserCodes, purgeRecorderCodes } from './recorder-code.service.js'
 import { recorderConfigSchema } from './recorder.config.js'
+import type { RecorderDeps } from './recorder.deps.js'
 import { recorderPageRoutes } from './recorder-page.routes.js'
 import { widgetRoutes } from './widget.routes.js'
 
@@ -38,10 +39,14 @@ export default definePlugin({
   migrations: [init],
   register(ctx) {
     // The file store makes the upload links, with its own settings (upload base URL, link lifetime).
-    const filesConfig = ctx.use(FILES_SETTINGS)
-    const uploadLinks = ctx.use(UPLOAD_LINKS)
-    ctx.routes((r) => widgetRoutes(r, ctx.config, uploadLinks, ctx.port('credentials')))
-    ctx.routes((r) => recorderPageRoutes(r, filesConfig, uploadLinks))
+    const deps: RecorderDeps = {
+      config: ctx.config,
+      filesConfig: ctx.use(FILES_SETTINGS),
+      uploadLinks: ctx.use(UPLOAD_LINKS),
+      credentials: ctx.port('credentials'),
+    }
+    ctx.routes((r) => widgetRoutes(r, deps))
+    ctx.routes((r) => recorderPageRoutes(r, deps))
     // The foreign key cascades too; deleting explicitly keeps the outcome independent of it.
     ctx.on('user.deleting', ({ em, user }) => deleteUserCodes(em, [user.id]))
     ctx.on('platform.users-deleting', ({ em, userIds }) => deleteUserCodes(em, userIds))

@@ -11,6 +11,7 @@ import {
 import type { FilesConfig, UploadLinks } from '../files/index.js'
 import { recorderPage, refusalPage } from './recorder.page.js'
 import { peekRecorderCode } from './recorder-code.queries.js'
+import type { RecorderDeps } from './recorder.deps.js'
 
 /** A used or expired code: the recorder is gone for good (410), where the API says 412 (docs: recorder page). */
 export const RECORDER_GONE = 410
@@ -69,7 +70,8 @@ function asset(c: HttpContext, script: BrowserScript): Reply {
 }
 
 /** `GET /recorder/<code>` (the recorder page behind the widget's iframe) and its script. */
-export function recorderPageRoutes(r: Router, files: FilesConfig, links: UploadLinks): void {
+export function recorderPageRoutes(r: Router, deps: RecorderDeps): void {
+  const { filesConfig: files, uploadLinks: links } = deps
   const script = recorderScript()
   r.get('/recorder/:code', (c) => recorder(c, files, links, script), {
     public: true,

@@ -13,6 +13,7 @@ import type { UploadLinks } from '../files/index.js'
 import type { RecorderConfig } from './recorder.config.js'
 import { type RecorderCodeProblem, consumeRecorderCode, issueRecorderCode } from './recorder-code.service.js'
 import { recorderWidgetXml, uploadLinksXml } from './widget.xml.js'
+import type { RecorderDeps } from './recorder.deps.js'
 
 /** What delivering a recorder takes: recording it, and storing the recording as a file. */
 export const RECORDER_FLAGS = ['video_recorder.use', 'file.create'] as const
@@ -58,12 +59,8 @@ async function uploadLinks(c: HttpContext, links: UploadLinks, credentials: Cred
  * `GET /extension/widget/recorder` (the spec's extension widget) and
  * `POST /extension/widget/recorder/<code>/upload_links` (spends a code).
  */
-export function widgetRoutes(
-  r: Router,
-  config: RecorderConfig,
-  links: UploadLinks,
-  credentials: CredentialsPort,
-): void {
+export function widgetRoutes(r: Router, deps: RecorderDeps): void {
+  const { config, uploadLinks: links, credentials } = deps
   r.get('/extension/widget/recorder', (c) => widget(c, config), {
     permission: 'profile video_recorder.use and file.create',
   })

@@ -18,6 +18,7 @@ import { resourceQueries } from './resource.queries.js'
 import { resourceRoutes } from './resource.routes.js'
 import { deleteResourcesIn, dropResourceMetadata } from './resource.service.js'
 import { RESOURCES_SETTINGS, resourcesConfigSchema } from './resources.config.js'
+import type { ResourcesDeps } from './resources.deps.js'
 import { RESOURCE_VIEWS, ViewCounter } from './view-counter.js'
 
 export { type Resource, ResourceEntity } from './resource.entity.js'
@@ -83,10 +84,18 @@ export default definePlugin({
     const views = new ViewCounter({ em: () => ctx.em(), log: ctx.log, flushMs: ctx.config.views_flush_ms })
     ctx.expose(RESOURCE_VIEWS, views)
     ctx.onStop(() => views.stop())
-    const streams = ctx.use(STREAM_PATHS)
+    const deps: ResourcesDeps = {
+      config: ctx.config,
+      emit: ctx.emit,
+      details,
+      streams: ctx.use(STREAM_PATHS),
+      storage: ctx.port('storage'),
+      offers,
+      renditions,
+    }
     ctx.routes((r) => {
-      resourceRoutes(r, ctx.config, ctx.emit, details, streams)
-      resourceMediaRoutes(r, ctx.config, ctx.port('storage'), offers, renditions)
+      resourceRoutes(r, deps)
+      resourceMediaRoutes(r, deps)
     })
     const deleteWhere = async (em: Parameters<typeof deleteResourcesIn>[1], where: object) => {
       const rows = await em.find(ResourceEntity, where, { fields: ['id'] })

@@ -1,12 +1,13 @@
-import { type HttpContext, HttpError, type Router, type StoragePort, notFound } from '../../src/kernel/index.js'
+import { type HttpContext, HttpError, type Router, notFound } from '../../src/kernel/index.js'
 import { type ChannelOffers, channelQueries } from '../channels/index.js'
-import { CACHE, type ShownRenditions, mountMediaRoutes, renditionQueries, serveStored } from '../encoding/index.js'
+import { CACHE, mountMedia, renditionQueries, serveStored } from '../encoding/index.js'
 import { type FileView, fileQueries } from '../files/index.js'
 import { subtitleQueries } from '../subtitles/index.js'
 import { isPublic, resourceFromPath } from './resource.lookup.js'
 import type { ResourcesConfig } from './resources.config.js'
 import { type ResourceView, resourceQueries } from './resource.queries.js'
 import { RESOURCE_TOKEN_PURPOSE, requireResourceGrant } from './resource-token.js'
+import type { ResourcesDeps } from './resources.deps.js'
 
 export const RESOURCE_MEDIA_PERMISSION =
   'whoever may view the resource (Digest, as for resource info), or anyone holding a media token of the resource (`?token=`, from an answer asked `with-token`)'
@@ -86,15 +87,10 @@ function attachment(name: string): string {
  * The media of a resource, under its own address (the URL shapes of the real answers):
  * thumbnail, snapshots, flavors, HLS, subtitles as WebVTT, and the uploaded original.
  */
-export function resourceMediaRoutes(
-  r: Router,
-  config: ResourcesConfig,
-  storage: StoragePort,
-  offers: ChannelOffers,
-  shown: ShownRenditions,
-): void {
+export function resourceMediaRoutes(r: Router, deps: ResourcesDeps): void {
+  const { config, storage, offers } = deps
   const publishedFile = async (c: HttpContext): Promise<FileView> => (await publication(c, config)).file
-  mountMediaRoutes(r, storage, shown, {
+  mountMedia(r, storage, deps.renditions, {
     prefix: '/resource/:resource',
     resolve: publishedFile,
     permission: PUBLIC_MEDIA_PERMISSION,

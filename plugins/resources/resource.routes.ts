@@ -1,9 +1,8 @@
-import { type Emit, type HttpContext, reply, type Router } from '../../src/kernel/index.js'
+import { type HttpContext, reply, type Router } from '../../src/kernel/index.js'
 import { fileQueries, wantsToken } from '../files/index.js'
 import { objectAccessesHandler, objectAccessesPermission } from '../identity/index.js'
 import { metadataQueries } from '../metadata/index.js'
-import { type StreamPaths, streamRef } from '../streams/index.js'
-import type { ResourceDescriber } from './resource.details.js'
+import { streamRef } from '../streams/index.js'
 import { readResourceFields } from './resource.fields.js'
 import { RESOURCE_KIND, resourceFromPath } from './resource.lookup.js'
 import { type ResourceView, resourceQueries } from './resource.queries.js'
@@ -15,18 +14,13 @@ import {
   updateResource,
 } from './resource.service.js'
 import { resourceInfoXml, resourceListXml } from './resource.xml.js'
-import type { ResourcesConfig } from './resources.config.js'
+import type { ResourcesDeps } from './resources.deps.js'
 
 /** Resources of a stream: list, publish; one resource: info, partial update, delete. */
-export function resourceRoutes(
-  r: Router,
-  config: ResourcesConfig,
-  emit: Emit,
-  describer: ResourceDescriber,
-  streams: StreamPaths,
-): void {
+export function resourceRoutes(r: Router, deps: ResourcesDeps): void {
+  const { config, emit, streams } = deps
   const describe = (c: HttpContext, items: readonly ResourceView[]) =>
-    describer.describe(c, items, { withToken: wantsToken(c), tokenTtl: config.token_ttl })
+    deps.details.describe(c, items, { withToken: wantsToken(c), tokenTtl: config.token_ttl })
 
   /** The info answer of a resource, read again by id unless the caller has it as committed (info). */
   const info = async (c: HttpContext, which: number | ResourceView, status: number) => {

@@ -8,6 +8,7 @@ import { STREAM_KIND } from './stream.lookup.js'
 import { type StreamView, streamQueries } from './stream.queries.js'
 import { STREAM_PATHS, streamPaths } from './stream-paths.service.js'
 import { streamRoutes } from './stream.routes.js'
+import type { StreamsDeps } from './streams.deps.js'
 import { deleteStreamsIn } from './stream.service.js'
 
 export { type Stream, StreamEntity, VISIBILITIES, type Visibility } from './stream.entity.js'
@@ -47,7 +48,8 @@ export default definePlugin({
     })
     const paths = streamPaths(ctx.cache<StreamView | null>({ tables: ['streams', 'medias'] }))
     ctx.expose(STREAM_PATHS, paths)
-    ctx.routes((r) => streamRoutes(r, ctx.emit, paths))
+    const deps: StreamsDeps = { emit: ctx.emit, paths }
+    ctx.routes((r) => streamRoutes(r, deps))
     ctx.on('media.deleting', async ({ em, ids }) => {
       const streams = await em.find(StreamEntity, { media: { $in: ids }, parent: null }, { fields: ['id'] })
       await deleteStreamsIn(

@@ -1,12 +1,12 @@
-import { type Emit, forbidden, type HttpContext, invalid, reply, type Router } from '../../src/kernel/index.js'
+import { forbidden, type HttpContext, invalid, reply, type Router } from '../../src/kernel/index.js'
 import { objectAccessesHandler, objectAccessesPermission } from '../identity/index.js'
 import { type MediaView, mediaFromPath, mediaRef } from '../media/index.js'
 import { readStreamFields } from './stream.fields.js'
 import { STREAM_KIND, requireOnStream, seesStream } from './stream.lookup.js'
-import type { StreamPaths } from './stream-paths.service.js'
 import { type StreamFilter, type StreamView, streamQueries } from './stream.queries.js'
 import { createStream, deleteStream, updateStream } from './stream.service.js'
 import { streamInfoXml, streamListXml } from './stream.xml.js'
+import type { StreamsDeps } from './streams.deps.js'
 
 const info = async (c: HttpContext, id: number, status: number) =>
   reply.xml(status, streamInfoXml(c.links, (await streamQueries.byId(c.reader, id))!))
@@ -33,7 +33,8 @@ async function parentFor(c: HttpContext, media: MediaView, slug: string, moving?
 }
 
 /** Streams of a media: list, create; one stream: info, partial update (201, as the spec shows), delete. */
-export function streamRoutes(r: Router, emit: Emit, paths: StreamPaths): void {
+export function streamRoutes(r: Router, deps: StreamsDeps): void {
+  const { emit, paths } = deps
   r.get(
     '/media/:media/streams',
     async (c) => {

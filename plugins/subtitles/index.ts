@@ -7,6 +7,7 @@ import watch from './migrations/20270128-subtitles-watch.js'
 import { SubtitleEntity } from './subtitle.entity.js'
 import type { SubtitleView } from './subtitle.queries.js'
 import { subtitleRoutes } from './subtitle.routes.js'
+import type { SubtitlesDeps } from './subtitles.deps.js'
 
 export { type Subtitle, SubtitleEntity } from './subtitle.entity.js'
 export { type Cue, parseSubtitle, toWebVtt } from './subtitle.format.js'
@@ -27,8 +28,8 @@ export default definePlugin({
   register(ctx) {
     const ofFiles = fileSubtitles(ctx.reader, ctx.cache<SubtitleView[]>({ tables: ['subtitles'] }))
     ctx.expose(FILE_SUBTITLES, ofFiles)
-    const storage = ctx.port('storage')
-    ctx.routes((r) => subtitleRoutes(r, storage, ctx.use(FILE_INFO)))
+    const deps: SubtitlesDeps = { storage: ctx.port('storage'), info: ctx.use(FILE_INFO) }
+    ctx.routes((r) => subtitleRoutes(r, deps))
     // The foreign key cascades too; deleting explicitly keeps the outcome independent of it.
     ctx.on('file.deleted', async ({ em, files }) => {
       await em.nativeDelete(SubtitleEntity, { file: { $in: files.map((file) => file.id) } })

@@ -1,18 +1,11 @@
-import {
-  type HttpContext,
-  type Router,
-  type StoragePort,
-  invalid,
-  notFound,
-  reply,
-  tooLarge,
-} from '../../src/kernel/index.js'
+import { type HttpContext, type Router, invalid, notFound, reply, tooLarge } from '../../src/kernel/index.js'
 import { isLanguageCode } from '../../src/shared/iso-codes.js'
 import { CACHE, MEDIA_PERMISSION, MEDIA_TOKEN_PURPOSE, mediaFile, serveStored } from '../encoding/index.js'
-import { type FileInfo, ownFile, requireFileFlag } from '../files/index.js'
+import { ownFile, requireFileFlag } from '../files/index.js'
 import { type Subtitle, SubtitleEntity } from './subtitle.entity.js'
 import { parseSubtitle } from './subtitle.format.js'
 import { addSubtitle, deleteSubtitle } from './subtitle.service.js'
+import type { SubtitlesDeps } from './subtitles.deps.js'
 
 /** Largest subtitle file accepted: a feature film's subtitles are a few hundred KB. */
 export const SUBTITLE_MAX_BYTES = 5 * 1024 * 1024
@@ -51,7 +44,8 @@ async function subtitleOf(c: HttpContext, fileId: number): Promise<Subtitle> {
 }
 
 /** Subtitles of a file: add (SRT or WebVTT, checked by parsing), fetch as WebVTT, remove. */
-export function subtitleRoutes(r: Router, storage: StoragePort, info: FileInfo): void {
+export function subtitleRoutes(r: Router, deps: SubtitlesDeps): void {
+  const { storage, info } = deps
   r.get(
     '/file/:file/subtitles/:subtitle',
     async (c) => {

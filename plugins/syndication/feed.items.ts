@@ -1,10 +1,9 @@
 import type { HttpContext } from '../../src/kernel/index.js'
-import { type RenditionView, type ShownRenditions, renditionQueries } from '../encoding/index.js'
-import type { ResourceDescriber } from '../resources/index.js'
-import type { ChannelOffers } from '../channels/index.js'
+import { type RenditionView, renditionQueries } from '../encoding/index.js'
 import type { FlavorChoice } from '../channels/index.js'
 import type { PublicEntry } from '../resources/index.js'
 import { syndicationChannelType } from '../channels/index.js'
+import type { SyndicationDeps } from './syndication.deps.js'
 
 /**
  * Seconds the media links of a feed stay valid at least: a week, so a podcast app that fetched
@@ -80,16 +79,8 @@ function contentOf(choice: FlavorChoice, url: string, duration: number | null, d
  * media's online channels offer, but the uploaded original (`source`), which is for programs
  * reading the web service, not for the public.
  */
-/** What the feeds read through the plugins they depend on, resolved while the plugin registers. */
-export interface FeedSources {
-  describer: ResourceDescriber
-  offers: ChannelOffers
-  /** What shows of each file's renditions: its thumbnail. */
-  shown: ShownRenditions
-}
-
 export async function feedItems(
-  sources: FeedSources,
+  deps: SyndicationDeps,
   c: HttpContext,
   mediaId: number,
   entries: readonly PublicEntry[],
@@ -98,14 +89,14 @@ export async function feedItems(
   const reader = c.reader
   const fileIds = [...new Set(entries.map((e) => e.resource.fileId))]
   const [details, renditions, thumbnails, offer] = await Promise.all([
-    sources.describer.describe(
+    deps.describer.describe(
       c,
       entries.map((e) => e.resource),
       { withToken: true, tokenTtl: FEED_TOKEN_TTL },
     ),
     renditionQueries.ofFiles(reader, fileIds),
-    sources.shown.thumbnails(fileIds),
-    sources.offers.of(reader, mediaId),
+    deps.shown.thumbnails(fileIds),
+    deps.offers.of(reader, mediaId),
   ])
   return entries.map(({ resource, fileType, date }) => {
     const detail = details.get(resource.id)!

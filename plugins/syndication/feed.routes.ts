@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto'
 import { type HttpContext, type Reply, type Router, notFound, reply } from '../../src/kernel/index.js'
 import { type MediaView, mediaQueries } from '../media/index.js'
 import { channelQueries } from '../channels/index.js'
-import { type FeedSources, feedItems } from './feed.items.js'
+import { feedItems } from './feed.items.js'
 import { resourceQueries } from '../resources/index.js'
 import { feedRss } from './feed.rss.js'
+import type { SyndicationDeps } from './syndication.deps.js'
 import { FEED_CHANNEL_TYPE, FEED_FILE, feedUrl } from '../channels/index.js'
 
 /** The most items a feed lists (the newest): enough for any reader's history, small enough to build on each miss. */
@@ -57,7 +58,7 @@ function feedReply(c: HttpContext, body: string, lastBuild: Date): Reply {
 }
 
 /** `GET /media/<media>/channel/<channel>/feed.rss`: the RSS feed of an online syndication channel. */
-export function feedRoutes(r: Router, sources: FeedSources): void {
+export function feedRoutes(r: Router, deps: SyndicationDeps): void {
   r.get(
     `/media/:media/channel/:channel/${FEED_FILE}`,
     async (c) => {
@@ -73,7 +74,7 @@ export function feedRoutes(r: Router, sources: FeedSources): void {
         self: feedUrl(c.links, media.slug, c.param('channel')),
         lastBuild,
         ttlMinutes: FEED_MAX_AGE / 60,
-        items: await feedItems(sources, c, media.id, entries),
+        items: await feedItems(deps, c, media.id, entries),
       })
       return feedReply(c, body, lastBuild)
     },

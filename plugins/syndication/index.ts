@@ -3,6 +3,7 @@ import { CHANNEL_OFFERS } from '../channels/index.js'
 import { SHOWN_RENDITIONS } from '../encoding/index.js'
 import { RESOURCE_DETAILS } from '../resources/index.js'
 import { feedRoutes } from './feed.routes.js'
+import type { SyndicationDeps } from './syndication.deps.js'
 
 /**
  * The feeds of syndication channels: `GET /media/<slug>/channel/<slug>/feed.rss` (public),
@@ -13,11 +14,11 @@ export default definePlugin({
   name: 'syndication',
   dependsOn: ['media', 'encoding', 'channels', 'resources'],
   register(ctx) {
-    const sources = {
+    const deps: SyndicationDeps = {
       describer: ctx.use(RESOURCE_DETAILS),
       offers: ctx.use(CHANNEL_OFFERS),
       shown: ctx.use(SHOWN_RENDITIONS),
     }
-    ctx.routes((r) => feedRoutes(r, sources))
+    ctx.routes((r) => feedRoutes(r, deps))
   },
 })

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../src/kernel/index.js'
+import { type EventHandler, type EventName, type PluginContext, definePlugin } from '../../src/kernel/index.js'
 import '../identity/index.js'
 import '../files/index.js'
 import '../resources/index.js'
@@ -6,7 +6,7 @@ import init from './migrations/20270129-webhooks-init.js'
 import { WebhookDeliveryEntity } from './webhook-delivery.entity.js'
 import { DELIVER_JOB, deliveryJob, deliveryState } from './webhook-delivery.job.js'
 import { WebhookEntity } from './webhook.entity.js'
-import { listenForWebhooks } from './webhook.listeners.js'
+import { webhookListeners } from './webhook.listeners.js'
 import { WebhookMessageEntity } from './webhook-message.entity.js'
 import { WebhookMetrics } from './webhook.metrics.js'
 import { type WebhookNetwork, systemNetwork } from './webhook-network.js'
@@ -17,6 +17,7 @@ import { webhookQueries } from './webhook.queries.js'
 import { webhookRoutes } from './webhook.routes.js'
 import { type UrlPolicy, purgeDeliveries } from './webhook.service.js'
 import { webhooksConfigSchema } from './webhooks.config.js'
+import type { WebhooksDeps } from './webhooks.deps.js'
 
 export { WEBHOOK_EVENTS, type WebhookEventType } from './webhook-events.js'
 export type { WebhookNetwork } from './webhook-network.js'
@@ -61,17 +62,19 @@ export default definePlugin({
         ),
       recorded: (type) => metrics.recorded(type),
     }
-    ctx.job(
-      DELIVER_JOB,
-      deliveryJob({ em: () => ctx.em(), config, network, metrics, log: ctx.log }),
-      deliveryState(metrics, config.retry_delays),
-    )
-    listenForWebhooks(ctx, {
+    const deps: WebhooksDeps = {
+      config,
+      em: () => ctx.em(),
+      log: ctx.log,
       links: ctx.links,
+      network,
+      policy,
       publisher,
-      progressInterval: config.progress_interval,
-    })
-    ctx.routes((r) => webhookRoutes(r, { policy, secretOverlap: config.secret_overlap, publisher }))
+      metrics,
+    }
+    ctx.job(DELIVER_JOB, deliveryJob(deps), deliveryState(deps))
+    subscribe(ctx, webhookListeners(deps))
+    ctx.routes((r) => webhookRoutes(r, deps))
     ctx.on('maintenance.purge', async ({ now, report }) => {
       report['webhook events'] = await purgeDeliveries(
         ctx.em(),
@@ -80,3 +83,8 @@ export default definePlugin({
     })
   },
 })
+
+/** Subscribes each handler of `listeners` to its event, in their order. */
+function subscribe<E extends EventName>(ctx: PluginContext<unknown>, listeners: { [K in E]: EventHandler<K> }): void {
+  for (const event of Object.keys(listeners) as E[]) ctx.on(event, listeners[event])
+}

@@ -2,36 +2,24 @@ import {
   type EntityManager,
   type JobHandler,
   type JobTypeOptions,
-  type Logger,
   PermanentJobError,
   transaction,
 } from '../../src/kernel/index.js'
 import { WebhookDeliveryEntity } from './webhook-delivery.entity.js'
 import { type Webhook, WebhookEntity } from './webhook.entity.js'
 import { type WebhookMessage, WebhookMessageEntity } from './webhook-message.entity.js'
-import type { DeliveryResult, WebhookMetrics } from './webhook.metrics.js'
-import type { WebhookNetwork } from './webhook-network.js'
+import type { DeliveryResult } from './webhook.metrics.js'
 import { sendWebhook } from './webhook-send.js'
 import { signedHeaders } from './webhook-signature.js'
 import { PUBLIC_ID_LENGTH, signingSecrets } from './webhook.service.js'
 import { randomToken } from '../../src/shared/secrets.js'
-import type { WebhooksConfig } from './webhooks.config.js'
+import type { WebhooksDeps } from './webhooks.deps.js'
 
 /** The job type of one event's delivery (payload `{ message }`: the message's id). */
 export const DELIVER_JOB = 'webhooks.deliver'
 
 /** Earlier events of a subject sent before this one, at most, per run. */
 const EARLIER_PER_RUN = 20
-
-/** What deliveries need from the plugin. */
-export interface DeliveryDeps {
-  em(): EntityManager
-  config: WebhooksConfig
-  /** How the network is reached (replaced in tests, so that nothing leaves loopback). */
-  network: WebhookNetwork
-  metrics: WebhookMetrics
-  log: Logger
-}
 
 /**
  * Delivers one event to its webhook: POSTs its body, signed, and records the attempt. A
@@ -40,7 +28,7 @@ export interface DeliveryDeps {
  * go out in order: earlier ones still pending are sent first, and a failing one holds the later
  * ones back, but not past their own last attempt.
  */
-export function deliveryJob(deps: DeliveryDeps): JobHandler {
+export function deliveryJob(deps: WebhooksDeps): JobHandler {
   return async (job) => {
     const id = Number(job.payload.message)
     if (!Number.isSafeInteger(id)) throw new PermanentJobError('the job names no webhook event')
@@ -77,9 +65,10 @@ export function deliveryJob(deps: DeliveryDeps): JobHandler {
 }
 
 /** Gives up the event of a job that failed for good or was cancelled (in the job's transaction). */
-export function deliveryState(metrics: WebhookMetrics, retryDelays: readonly number[]): JobTypeOptions {
+export function deliveryState(deps: WebhooksDeps): JobTypeOptions {
+  const { metrics } = deps
   return {
-    retryDelays: retryDelays.map((seconds) => seconds * 1000),
+    retryDelays: deps.config.retry_delays.map((seconds) => seconds * 1000),
     async onState({ job, em }) {
       const id = Number(job.payload.message)
       if (!Number.isSafeInteger(id)) return
@@ -110,7 +99,7 @@ async function giveUp(em: EntityManager, messageId: number): Promise<boolean> {
 const storable = (text: string, max: number): string => text.replaceAll('\u0000', '\uFFFD').slice(0, max)
 
 /** Sends one event and records the attempt; answers why it failed, or null when delivered. */
-async function attempt(deps: DeliveryDeps, webhook: Webhook, message: WebhookMessage): Promise<string | null> {
+async function attempt(deps: WebhooksDeps, webhook: Webhook, message: WebhookMessage): Promise<string | null> {
   const now = new Date()
   const timestamp = Math.floor(now.getTime() / 1000)
   const outcome = await sendWebhook(
@@ -166,7 +155,7 @@ async function attempt(deps: DeliveryDeps, webhook: Webhook, message: WebhookMes
  * lasted `webhooks.disable_after`, disables the webhook, saying why. Answers whether it did.
  */
 async function streak(
-  deps: DeliveryDeps,
+  deps: WebhooksDeps,
   tx: EntityManager,
   webhookId: number,
   delivered: boolean,

@@ -1,22 +1,27 @@
-import {
-  type EntityManager,
-  type LinkBuilder,
-  type PluginContext,
-  type Reader,
-  transactionReader,
-} from '../../src/kernel/index.js'
+import { type EntityManager, type EventHandler, type Reader, transactionReader } from '../../src/kernel/index.js'
 import { type FileView, fileQueries } from '../files/index.js'
 import { platformQueries } from '../platforms/index.js'
 import type { ResourceAnnounced } from '../resources/index.js'
-import { type Publisher, type WebhookEvent, publish } from './webhook-publish.service.js'
+import { type WebhookEvent, publish } from './webhook-publish.service.js'
+import type { WebhooksDeps } from './webhooks.deps.js'
 
-/** What the listeners need: links, the publisher, the throttle of progress events. */
-export interface ListenerDeps {
-  links: LinkBuilder
-  publisher: Publisher
-  /** Seconds between two `file.encoding_progress` events of one file. */
-  progressInterval: number
-}
+/** The events of the other plugins that make webhook events. */
+type Sources =
+  | 'file.uploaded'
+  | 'file.encoded'
+  | 'file.encoding_failed'
+  | 'file.encoding_progress'
+  | 'file.deleted'
+  | 'resource.created'
+  | 'resource.updated'
+  | 'resource.deleted'
+  | 'user.created'
+
+/** The handler of each event webhooks listen to, by event (index.ts subscribes them). */
+export type WebhookListeners = { [E in Sources]: EventHandler<E> }
+
+/** What a file's event says of it. */
+type SentFile = Pick<FileView, 'slug' | 'name' | 'platformId'> & { type?: string; size?: number }
 
 /** Most files whose last progress event is remembered (throttling); past it the memory starts over. */
 const PROGRESS_MEMORY = 10_000
@@ -27,7 +32,7 @@ const PROGRESS_MEMORY = 10_000
  * failed, deleted and their encoding's progress (throttled per file); resources created,
  * updated, deleted; users created.
  */
-export function listenForWebhooks(ctx: PluginContext<unknown>, deps: ListenerDeps): void {
+export function webhookListeners(deps: WebhooksDeps): WebhookListeners {
   const { links } = deps
   // Every read goes through the change's transaction (transactionReader): a second connection taken while it
   // holds its locks could wait on a pool held by transactions that wait on those locks.
@@ -44,7 +49,7 @@ export function listenForWebhooks(ctx: PluginContext<unknown>, deps: ListenerDep
       data: { platform: await platformOf(reader, event.platformId), ...data },
     })
   }
-  const fileData = (file: Pick<FileView, 'slug' | 'name'> & { type?: string; size?: number }) => ({
+  const fileData = (file: SentFile) => ({
     slug: file.slug,
     name: file.name,
     ...(file.type !== undefined ? { type: file.type } : {}),
@@ -58,83 +63,48 @@ export function listenForWebhooks(ctx: PluginContext<unknown>, deps: ListenerDep
     stream: { slug: resource.streamSlug, href: links.url('stream', resource.streamSlug) },
     file: { slug: resource.fileSlug, href: links.url('file', resource.fileSlug) },
   })
+  const sendFile = (em: EntityManager, type: WebhookEvent['type'], file: SentFile, extra = {}) =>
+    send(em, { type, platformId: file.platformId, subject: `file:${file.slug}` }, { file: fileData(file), ...extra })
+  const sendResource = (em: EntityManager, type: WebhookEvent['type'], resource: ResourceAnnounced, extra = {}) =>
+    send(
+      em,
+      { type, platformId: resource.platformId, subject: `resource:${resource.slug}` },
+      { resource: resourceData(resource), ...extra },
+    )
   /** A file's event, the file read in the change's transaction. */
   const fileEvent = async (em: EntityManager, type: WebhookEvent['type'], fileId: number, extra = {}) => {
     const file = await fileQueries.fileById(transactionReader(em), fileId)
-    if (!file) return
-    await send(
-      em,
-      { type, platformId: file.platformId, subject: `file:${file.slug}` },
-      { file: fileData(file), ...extra },
-    )
+    if (file) await sendFile(em, type, file, extra)
   }
-
-  ctx.on('file.uploaded', ({ em, file }) =>
-    send(
-      em,
-      { type: 'file.uploaded', platformId: file.platformId, subject: `file:${file.slug}` },
-      { file: fileData(file) },
-    ),
-  )
-  ctx.on('file.encoded', ({ em, fileId }) => fileEvent(em, 'file.encoded', fileId))
-  ctx.on('file.encoding_failed', ({ em, fileId, reason }) => fileEvent(em, 'file.encoding_failed', fileId, { reason }))
   const lastProgress = new Map<number, number>()
-  ctx.on('file.encoding_progress', async ({ em, fileId, progress }) => {
-    const now = Date.now()
-    const last = lastProgress.get(fileId)
-    if (progress < 100 && last !== undefined && now - last < deps.progressInterval * 1000) return
-    if (lastProgress.size >= PROGRESS_MEMORY) lastProgress.clear()
-    lastProgress.set(fileId, now)
-    await fileEvent(em, 'file.encoding_progress', fileId, { progress })
-  })
-  ctx.on('file.deleted', async ({ em, files }) => {
-    for (const file of files) {
-      await send(
+
+  return {
+    'file.uploaded': ({ em, file }) => sendFile(em, 'file.uploaded', file),
+    'file.encoded': ({ em, fileId }) => fileEvent(em, 'file.encoded', fileId),
+    'file.encoding_failed': ({ em, fileId, reason }) => fileEvent(em, 'file.encoding_failed', fileId, { reason }),
+    'file.encoding_progress': async ({ em, fileId, progress }) => {
+      const now = Date.now()
+      const last = lastProgress.get(fileId)
+      if (progress < 100 && last !== undefined && now - last < deps.config.progress_interval * 1000) return
+      if (lastProgress.size >= PROGRESS_MEMORY) lastProgress.clear()
+      lastProgress.set(fileId, now)
+      await fileEvent(em, 'file.encoding_progress', fileId, { progress })
+    },
+    'file.deleted': async ({ em, files }) => {
+      for (const file of files) await sendFile(em, 'file.deleted', file)
+    },
+    'resource.created': ({ em, resource }) => sendResource(em, 'resource.created', resource),
+    'resource.updated': ({ em, resource, changed }) => sendResource(em, 'resource.updated', resource, { changed }),
+    'resource.deleted': async ({ em, resources }) => {
+      for (const resource of resources) await sendResource(em, 'resource.deleted', resource)
+    },
+    'user.created': ({ em, user }) =>
+      send(
         em,
-        { type: 'file.deleted', platformId: file.platformId, subject: `file:${file.slug}` },
+        { type: 'user.created', platformId: user.platformId, subject: `user:${user.username}` },
         {
-          file: fileData(file),
+          user: { username: user.username, href: links.url('user', user.username) },
         },
-      )
-    }
-  })
-  ctx.on('resource.created', ({ em, resource }) =>
-    send(
-      em,
-      { type: 'resource.created', platformId: resource.platformId, subject: `resource:${resource.slug}` },
-      {
-        resource: resourceData(resource),
-      },
-    ),
-  )
-  ctx.on('resource.updated', ({ em, resource, changed }) =>
-    send(
-      em,
-      { type: 'resource.updated', platformId: resource.platformId, subject: `resource:${resource.slug}` },
-      {
-        resource: resourceData(resource),
-        changed,
-      },
-    ),
-  )
-  ctx.on('resource.deleted', async ({ em, resources }) => {
-    for (const resource of resources) {
-      await send(
-        em,
-        { type: 'resource.deleted', platformId: resource.platformId, subject: `resource:${resource.slug}` },
-        {
-          resource: resourceData(resource),
-        },
-      )
-    }
-  })
-  ctx.on('user.created', ({ em, user }) =>
-    send(
-      em,
-      { type: 'user.created', platformId: user.platformId, subject: `user:${user.username}` },
-      {
-        user: { username: user.username, href: links.url('user', user.username) },
-      },
-    ),
-  )
+      ),
+  }
 }

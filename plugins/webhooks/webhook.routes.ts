@@ -2,25 +2,11 @@ import { HttpError, type HttpContext, type Router, notFound, reply, transaction 
 import { platformFromPath } from '../platforms/index.js'
 import { WebhookMessageEntity } from './webhook-message.entity.js'
 import { MANAGES, PUBLIC_ID, webhookFromPath } from './webhook.lookup.js'
-import { type Publisher, publish } from './webhook-publish.service.js'
+import { publish } from './webhook-publish.service.js'
 import { webhookQueries } from './webhook.queries.js'
-import {
-  type UrlPolicy,
-  createWebhook,
-  deleteWebhook,
-  readCheckedWebhook,
-  rotateSecret,
-  updateWebhook,
-} from './webhook.service.js'
+import { createWebhook, deleteWebhook, readCheckedWebhook, rotateSecret, updateWebhook } from './webhook.service.js'
 import { deliveryListXml, deliveryXml, queuedEventXml, webhookListXml, webhookXml } from './webhook.xml.js'
-
-/** What the routes need from the plugin. */
-export interface WebhookRouteDeps {
-  policy: UrlPolicy
-  /** Seconds the previous secret keeps signing after a rotation. */
-  secretOverlap: number
-  publisher: Publisher
-}
+import type { WebhooksDeps } from './webhooks.deps.js'
 
 const ADMINS = 'platform.edit on the platform (its administrators, and installation administrators)'
 const OF_WEBHOOK = "platform.edit on the webhook's platform (404 for a webhook of a platform the caller does not see)"
@@ -43,7 +29,7 @@ async function deliveryFromPath(c: HttpContext, webhookId: number) {
  * Webhooks, an extension of the contract (docs/webhooks.md): a platform's subscriptions to its
  * events, managed by its administrators; their secrets, tests, deliveries and redeliveries.
  */
-export function webhookRoutes(r: Router, deps: WebhookRouteDeps): void {
+export function webhookRoutes(r: Router, deps: WebhooksDeps): void {
   r.get(
     '/platform/:platform/webhooks',
     async (c) => {
@@ -98,7 +84,7 @@ export function webhookRoutes(r: Router, deps: WebhookRouteDeps): void {
     '/webhook/:webhook/rotate_secret',
     async (c) => {
       const webhook = await webhookFromPath(c)
-      const secret = await rotateSecret(c.em, webhook.id, deps.secretOverlap)
+      const secret = await rotateSecret(c.em, webhook.id, deps.config.secret_overlap)
       return info(c, webhook.id, 200, secret)
     },
     { permission: OF_WEBHOOK },

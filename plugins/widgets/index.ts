@@ -1,11 +1,12 @@
-import { definePlugin } from '../../src/kernel/index.js'
+import { type EventHandler, type EventName, type PluginContext, definePlugin } from '../../src/kernel/index.js'
 import init from './migrations/20261211-widgets-init.js'
 import watch from './migrations/20270129-widgets-watch.js'
 import { WidgetEntity } from './widget.entity.js'
 import { resourceWidgets } from './resource-widgets.service.js'
-import { listenToOwners } from './widget.listeners.js'
+import { widgetListeners } from './widget.listeners.js'
 import type { WidgetSummary } from './widget.queries.js'
 import { widgetRoutes } from './widget.routes.js'
+import type { WidgetsDeps } from './widgets.deps.js'
 
 export { type Widget, WidgetEntity } from './widget.entity.js'
 export { type EmbedCodes, embedCode, embedCodes, escapeHtml } from './widget.embed.js'
@@ -27,6 +28,15 @@ export default definePlugin({
   migrations: [init, watch],
   register(ctx) {
     ctx.routes(widgetRoutes)
-    listenToOwners(ctx, resourceWidgets(ctx.reader, ctx.cache<WidgetSummary[]>({ tables: ['widgets'] })))
+    const deps: WidgetsDeps = {
+      links: ctx.links,
+      widgetsOf: resourceWidgets(ctx.reader, ctx.cache<WidgetSummary[]>({ tables: ['widgets'] })),
+    }
+    subscribe(ctx, widgetListeners(deps))
   },
 })
+
+/** Subscribes each handler of `listeners` to its event, in their order. */
+function subscribe<E extends EventName>(ctx: PluginContext<unknown>, listeners: { [K in E]: EventHandler<K> }): void {
+  for (const event of Object.keys(listeners) as E[]) ctx.on(event, listeners[event])
+}

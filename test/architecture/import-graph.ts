@@ -9,7 +9,8 @@ export interface Violation {
   rule: string
 }
 
-function sources(dir: string): string[] {
+/** The `.ts` files below `dir`, at any depth (none when it does not exist). */
+export function sources(dir: string): string[] {
   if (!existsSync(dir)) return []
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)

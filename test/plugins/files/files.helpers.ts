@@ -5,9 +5,11 @@ import { expect } from 'vitest'
 import { parse } from 'yaml'
 import '../../../plugins/files/index.js'
 import { FILE_INFO, type FileView, fileQueries } from '../../../plugins/files/index.js'
-import { filesConfigSchema } from '../../../plugins/files/files.config.js'
+import { type FilesConfig, filesConfigSchema } from '../../../plugins/files/files.config.js'
 import type { FilesDeps } from '../../../plugins/files/files.deps.js'
 import { UploadLinks } from '../../../plugins/files/upload-token.js'
+import { UploadMetrics } from '../../../plugins/files/upload.metrics.js'
+import { MetricsRegistry } from '../../../src/kernel/metrics/metrics-registry.js'
 import { type Kernel, type PluginDefinition, definePlugin, tokensWith } from '../../../src/kernel/index.js'
 import type { TestApp } from '../../helpers/app.js'
 import type { DigestClient, Response } from '../../helpers/digest-client.js'
@@ -168,11 +170,18 @@ export async function pendingPieces(app: TestApp): Promise<string[][]> {
   return rows.map((row) => (typeof row.pieces === 'string' ? JSON.parse(row.pieces) : row.pieces) as string[])
 }
 
-/** What the files plugin's services get when it registers, made from a booted kernel (tests call them directly). */
-export function filesDeps(kernel: Kernel): FilesDeps {
+/**
+ * What the files plugin's services get when it registers, made from a booted kernel (tests call
+ * them directly); `config` instead of the kernel's `files` section. Its upload metrics count on a
+ * registry of their own, never scraped.
+ */
+export function filesDeps(
+  kernel: Kernel,
+  config: FilesConfig = filesConfigSchema.parse(kernel.config.files ?? {}),
+): FilesDeps {
   const { ports, secret, links, reader, log } = kernel.services
-  const config = filesConfigSchema.parse(kernel.config.files ?? {})
   return {
+    config,
     storage: ports.get('storage'),
     resumableUploads: ports.has('resumableUploads') ? ports.get('resumableUploads') : undefined,
     locks: ports.get('locks'),
@@ -182,5 +191,6 @@ export function filesDeps(kernel: Kernel): FilesDeps {
     em: () => kernel.em(),
     uploadLinks: new UploadLinks(tokensWith(secret), links, config, ports.get('credentials')),
     info: kernel.exposed(FILE_INFO),
+    metrics: new UploadMetrics(new MetricsRegistry().forPlugin('files')),
   }
 }

@@ -32,7 +32,7 @@ describe('purge job: called directly', () => {
   afterAll(async () => app?.close())
 
   const config = filesConfigSchema.parse({ pending_ttl: 3600 })
-  const run = (now: Date) => purge(filesDeps(app.kernel), app.kernel.em(), config, [], now)
+  const run = (now: Date) => purge(filesDeps(app.kernel, config), app.kernel.em(), [], now)
   const inSeconds = (seconds: number): Date => new Date(Date.now() + seconds * 1000)
 
   it('the validated defaults: 24 h pending uploads, a purge every hour, 60 s at least', () => {

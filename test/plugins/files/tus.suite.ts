@@ -234,8 +234,10 @@ export function tusSuite(label: string, backend: TusBackend): void {
 
     const config = () => filesConfigSchema.parse({ pending_ttl: PENDING_TTL })
     /** The purge as the files plugin runs it, with its tus step. */
-    const purgeAt = (now: Date) =>
-      purge(filesDeps(app.kernel), app.kernel.em(), config(), [tusPurgeStep(filesDeps(app.kernel), config())], now)
+    const purgeAt = (now: Date) => {
+      const deps = filesDeps(app.kernel, config())
+      return purge(deps, app.kernel.em(), [tusPurgeStep(deps)], now)
+    }
 
     /** Nothing left of tus uploads: no reservation, nothing in the resumable store. */
     async function expectNothingPending(): Promise<void> {
