@@ -1,8 +1,9 @@
 /**
  * Mixed-workload benchmark (issue 31, item 2), part of `npm run bench` (bench/run.js calls
- * `runMixed` after the publishing scenarios; `BENCH_ONLY=mixed` runs it alone). It decides whether
- * the whole-answer cache (src/kernel/cache/answer-cache.ts, `http.answer_cache_mb`) pays when
- * many callers read many resources while writes happen: docs/benchmarks.md, section Mixed workload.
+ * `runMixed` after the publishing scenarios; `BENCH_ONLY=mixed` runs it alone). How fast mediactl
+ * serves many callers reading many resources while writes happen, against the bare server
+ * answering the same mix: docs/benchmarks.md, section Mixed workload. It decided the removal of
+ * the whole-answer cache (docs/decisions/0254), and is now the figure to improve.
  *
  * The data: the publishing data of bench/publishing-data.js (a stream of BENCH_MIXED_RESOURCES
  * resources, the 9,999 first with one batched insert), made by the publishing child of
@@ -23,17 +24,13 @@
  *     encoding; no job runs in this child, so it measures the upload and its rows only).
  * The others read resource info, `GET /resource/<slug>` (the route bench/publishing.js measures).
  *
- * Compared, in one run and on one database kind: two mediactl children, one with answers kept
- * (the product's `http.answer_cache_mb`, or BENCH_ANSWER_CACHE_MB when above 0) and one with none
- * kept (`http.answer_cache_mb: 0`), each on a fresh database of its own with the same data, and
- * the bare node:http server answering the same mix with the bytes mediactl answered (one captured
- * answer per kind of request; it reads each request body whole before answering). Each round runs
- * the bare server, then both mediactl children (their order alternates from round to round), each
- * with a warm-up and a measured run; the ratio of a round compares runs a minute apart at most.
- * Per run: req/s and its ratio to the bare server's, p50/p99 of the reads and of the writes
- * (autocannon's latency of each answer, by kind), the server's CPU µs per request, its statements
- * per request, and the answer cache's outcomes (`mediactl_answer_cache_total` from the child's
- * metrics listener: hits over all cacheable answers).
+ * Compared, in one run and on one database kind: one mediactl child on a fresh database of its
+ * own, and the bare node:http server answering the same mix with the bytes mediactl answered (one
+ * captured answer per kind of request; it reads each request body whole before answering). Each
+ * round runs the bare server, then mediactl, each with a warm-up and a measured run, so the ratio
+ * of a round compares runs a few seconds apart. Per run: req/s and its ratio to the bare server's,
+ * p50/p99 of the reads and of the writes (autocannon's latency of each answer, by kind), the
+ * server's CPU µs per request, and (mediactl only) its statements per request.
  *
  * Environment knobs (defaults in brackets):
  *   BENCH_MIXED_RESOURCES [10000] resources in the stream, every one of them requested
@@ -42,12 +39,10 @@
  *   BENCH_MIXED_SKEW [0]          0: resources drawn uniformly; s > 0: Zipf with exponent s (rank k drawn
  *                                 with weight 1/k^s, ranks spread over the stream by a fixed shuffle)
  *   BENCH_MIXED_UPLOAD_KB [4]     size of each uploaded file
- *   BENCH_MIXED_ROUNDS [2]        rounds of bare, kept, none kept
- *   BENCH_MIXED_CACHE [both]      `both`, `on` (answers kept only) or `off` (none kept only)
- *   BENCH_DATABASE_URL [unset]    as in bench/publishing.js: a fresh PostgreSQL database per child
- *   BENCH_ANSWER_CACHE_MB [unset] the size for the child with answers kept (unset or 0: the default)
+ *   BENCH_MIXED_ROUNDS [2]        rounds of bare, then mediactl
+ *   BENCH_DATABASE_URL [unset]    as in bench/publishing.js: a fresh PostgreSQL database for the child
  *   BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_LOG: as in bench/run.js
- * About 1.5 minutes per database with the defaults (two children set up, 2 rounds of 3 × 12 s).
+ * About a minute per database with the defaults (the child set up, 2 rounds of 2 × 12 s).
  */
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
@@ -62,20 +57,14 @@ export const mixedSettings = {
   skew: Math.max(0, Number(process.env.BENCH_MIXED_SKEW ?? 0)),
   uploadKB: Math.max(1, Number(process.env.BENCH_MIXED_UPLOAD_KB ?? 4)),
   rounds: Math.max(1, Number(process.env.BENCH_MIXED_ROUNDS ?? 2)),
-  cache: ['on', 'off'].includes(process.env.BENCH_MIXED_CACHE ?? '') ? process.env.BENCH_MIXED_CACHE : 'both',
 }
 
 /** The kinds of writes, in equal shares of the writes. */
 const WRITES = ['update', 'play', 'upload']
 
-/** The two configurations of the mediactl child. */
-const CONFIGS = {
-  on: {
-    server: 'mediactl, answers kept',
-    answerCacheMb: Number(publishSettings.answerCacheMb) > 0 ? publishSettings.answerCacheMb : 'default',
-  },
-  off: { server: 'mediactl, none kept', answerCacheMb: 0 },
-}
+/** The two servers' names in the rows. */
+const BARE = 'bare node:http'
+const MEDIACTL = 'mediactl'
 
 /** Purpose of the player's view tokens (plugins/player/player-view.service.ts). */
 const VIEW_TOKEN_PURPOSE = 'player.view'
@@ -321,18 +310,6 @@ async function loadMix(autocannon, url, options, connections, duration) {
   return { result, latencies, bad }
 }
 
-/** The answer cache's outcomes so far from a child's metrics listener (`mediactl_answer_cache_total`). */
-async function answerOutcomes(metricsUrl) {
-  const out = { hit: 0, miss: 0, uncacheable: 0 }
-  if (!metricsUrl) return out
-  const url = new URL(metricsUrl)
-  const text = (await fetchRaw(url.origin, url.pathname)).body.toString('utf8')
-  for (const m of text.matchAll(/^mediactl_answer_cache_total\{outcome="(\w+)"\} (\d+(?:\.\d+)?)/gm)) {
-    out[m[1]] = Number(m[2])
-  }
-  return out
-}
-
 /**
  * One request of each kind to a mediactl child (as its first caller), checked: its answer, for the
  * bare server to replay. Then that a play is counted: `views` of the resource one flush later.
@@ -388,13 +365,13 @@ async function smokeTest(app, signView) {
  */
 export async function runMixed({ startChild, execArgv, autocannon, settings, dist, say }) {
   const { signToken } = await dist('src/kernel/index.js')
-  const out = { database: null, settings: { ...mixedSettings }, setup: [], rows: [], failures: [], valid: true }
-  const configs = mixedSettings.cache === 'both' ? ['on', 'off'] : [mixedSettings.cache]
-  const servers = []
+  const out = { database: null, settings: { ...mixedSettings }, setup: null, rows: [], failures: [], valid: true }
+  let db
+  let server
   let bare
   const cleanUp = async () => {
-    await Promise.all([...servers.map((s) => s.handle?.stop()), bare?.stop()])
-    await Promise.all(servers.map((s) => s.db.drop()))
+    await Promise.all([server?.stop(), bare?.stop()])
+    await db?.drop()
   }
   const onSignal = (signal) => {
     void cleanUp()
@@ -404,83 +381,60 @@ export async function runMixed({ startChild, execArgv, autocannon, settings, dis
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    for (const key of configs) {
-      const db = await freshDatabase(publishSettings.databaseUrl)
-      out.database = db.name
-      const entry = { name: CONFIGS[key].server, db, handle: undefined }
-      servers.push(entry)
-      say(
-        `mixed: ${mixedSettings.resources} resources, ${mixedSettings.users} callers on ${db.name} (${entry.name}) ...`,
+    db = await freshDatabase(publishSettings.databaseUrl)
+    out.database = db.name
+    say(`mixed: ${mixedSettings.resources} resources, ${mixedSettings.users} callers on ${db.name} ...`)
+    server = startChild('mixed', execArgv)
+    // The metrics listener, as `serve` runs it with metrics.port set (and as in the runs of decision 0254).
+    server.child.send({ database: db.url, log: settings.log, resources: mixedSettings.resources, metrics: true })
+    const app = await server.ready
+    const signView = (id, slug) =>
+      signToken(
+        app.secret,
+        VIEW_TOKEN_PURPOSE,
+        { r: id, s: slug, v: randomBytes(16).toString('base64url') },
+        new Date(Date.now() + 3_600_000),
       )
-      entry.handle = startChild('mixed', execArgv)
-      entry.handle.child.send({
-        database: db.url,
-        log: settings.log,
-        resources: mixedSettings.resources,
-        answerCacheMb: CONFIGS[key].answerCacheMb,
-        metrics: true,
-      })
-      entry.app = await entry.handle.ready
-      const app = entry.app
-      entry.signView = (id, slug) =>
-        signToken(
-          app.secret,
-          VIEW_TOKEN_PURPOSE,
-          { r: id, s: slug, v: randomBytes(16).toString('base64url') },
-          new Date(Date.now() + 3_600_000),
-        )
-      out.setup.push({
-        server: entry.name,
-        answerCacheMb: app.answerCacheMb,
-        resources: app.targets.length,
-        callers: app.callers.length,
-        setupMs: app.setupMs,
-      })
-      say(
-        `mixed: ${entry.name} (http.answer_cache_mb ${app.answerCacheMb}) at ${app.url}: ${app.targets.length} ` +
-          `resources, ${app.callers.length} callers (set up in ${(app.setupMs / 1000).toFixed(1)} s)`,
-      )
-      entry.answers = await smokeTest(app, entry.signView)
-    }
+    out.setup = { resources: app.targets.length, callers: app.callers.length, setupMs: app.setupMs }
+    say(
+      `mixed: mediactl at ${app.url}: ${app.targets.length} resources, ${app.callers.length} callers ` +
+        `(set up in ${(app.setupMs / 1000).toFixed(1)} s)`,
+    )
+    const answers = await smokeTest(app, signView)
 
     bare = startChild('mixed-bare')
-    bare.child.send({ answers: servers[0].answers })
+    bare.child.send({ answers })
     const bareInfo = await bare.ready
     const uploadData = randomBytes(mixedSettings.uploadKB * 1024)
     const uploadBody = (filename) => multipart([{ name: 'path', filename, data: uploadData }])
+    const pool = async () => {
+      const nonces = []
+      for (let i = 0; i < settings.connections; i++) nonces.push(await challenge(app.url))
+      return nonces
+    }
+    const options = async (failures) => ({
+      callers: app.callers,
+      targets: app.targets,
+      nonces: await pool(),
+      signView,
+      uploadBody,
+      failures,
+    })
 
     for (let round = 1; round <= mixedSettings.rounds; round++) {
-      // The two configurations in turn, first one then the other: neither always runs on a warmer machine.
-      const ordered = round % 2 === 1 ? servers : [...servers].reverse()
       const targets = [
-        { server: 'bare node:http', url: bareInfo.url, child: bare, entry: servers[0] },
-        ...ordered.map((entry) => ({ server: entry.name, url: entry.app.url, child: entry.handle, entry })),
+        { server: BARE, url: bareInfo.url, child: bare, measured: false },
+        { server: MEDIACTL, url: app.url, child: server, measured: true },
       ]
       const roundRows = []
       for (const target of targets) {
-        const { app, signView } = target.entry
-        const pool = async () => {
-          const nonces = []
-          for (let i = 0; i < settings.connections; i++) nonces.push(await challenge(app.url))
-          return nonces
-        }
-        const options = async (failures) => ({
-          callers: app.callers,
-          targets: app.targets,
-          nonces: await pool(),
-          signView,
-          uploadBody,
-          failures,
-        })
         say(`mixed: round ${round}, ${target.server} ...`)
         if (settings.warmup > 0) {
           await loadMix(autocannon, target.url, await options([]), settings.connections, settings.warmup)
         }
         const failures = []
         const ready = await options(failures)
-        const measured = target.child !== bare
-        const outcomesBefore = measured ? await answerOutcomes(app.metricsUrl) : null
-        const queriesBefore = measured ? await askChild(target.child.child, 'queries', 'queries') : null
+        const queriesBefore = target.measured ? await askChild(server.child, 'queries', 'queries') : null
         const cpuBefore = await target.child.cpu()
         const { result, latencies, bad } = await loadMix(
           autocannon,
@@ -490,19 +444,13 @@ export async function runMixed({ startChild, execArgv, autocannon, settings, dis
           settings.duration,
         )
         const cpuUs = (await target.child.cpu()) - cpuBefore
-        const queries = measured ? (await askChild(target.child.child, 'queries', 'queries')) - queriesBefore : null
-        const outcomesAfter = measured ? await answerOutcomes(app.metricsUrl) : null
+        const queries = target.measured ? (await askChild(server.child, 'queries', 'queries')) - queriesBefore : null
         const total = result.requests.total
         const writes = [...latencies.update, ...latencies.play, ...latencies.upload].sort((a, b) => a - b)
-        const outcomes =
-          outcomesAfter &&
-          Object.fromEntries(Object.keys(outcomesAfter).map((k) => [k, outcomesAfter[k] - outcomesBefore[k]]))
-        const cacheable = outcomes ? outcomes.hit + outcomes.miss + outcomes.uncacheable : 0
         for (const failure of failures) out.failures.push(`${target.server}, round ${round}: ${failure}`)
         roundRows.push({
           round,
           server: target.server,
-          answerCacheMb: measured ? app.answerCacheMb : null,
           rps: result.requests.average,
           requests: total,
           counts: Object.fromEntries(Object.entries(latencies).map(([k, list]) => [k, list.length])),
@@ -519,17 +467,13 @@ export async function runMixed({ startChild, execArgv, autocannon, settings, dis
           p99: result.latency.p99,
           cpuUsPerRequest: Math.round(cpuUs / Math.max(1, total)),
           queriesPerRequest: queries === null ? null : Math.round((queries / Math.max(1, total)) * 10) / 10,
-          answerCache: outcomes && {
-            ...outcomes,
-            hitRatio: cacheable ? outcomes.hit / cacheable : null,
-          },
           non2xx: result.non2xx,
           errors: result.errors,
           timeouts: result.timeouts,
           ratio: null,
         })
       }
-      const bareRow = roundRows.find((r) => r.server === 'bare node:http')
+      const bareRow = roundRows.find((r) => r.server === BARE)
       for (const row of roundRows) row.ratio = row.rps / bareRow.rps
       out.rows.push(...roundRows)
     }
@@ -542,7 +486,7 @@ export async function runMixed({ startChild, execArgv, autocannon, settings, dis
   return out
 }
 
-/** The mixed workload's table for the console: every round of every server. */
+/** The mixed workload's table for the console: every round of both servers. */
 export function formatMixedTable(out) {
   const s = out.settings
   const header = [
@@ -554,7 +498,6 @@ export function formatMixedTable(out) {
     'writes p50/p99 ms',
     'CPU µs/req',
     'queries/req',
-    'hit ratio',
     'non-2xx',
     'errors',
   ]
@@ -563,14 +506,11 @@ export function formatMixedTable(out) {
     r.server,
     String(r.round),
     Math.round(r.rps).toLocaleString('en-US'),
-    r.server === 'bare node:http' ? '100%' : `${(r.ratio * 100).toFixed(1)}%`,
+    r.server === BARE ? '100%' : `${(r.ratio * 100).toFixed(1)}%`,
     pair(r.readP50, r.readP99),
     pair(r.writeP50, r.writeP99),
     String(r.cpuUsPerRequest),
     r.queriesPerRequest === null ? '-' : String(r.queriesPerRequest),
-    r.answerCache?.hitRatio === null || r.answerCache?.hitRatio === undefined
-      ? '-'
-      : `${(r.answerCache.hitRatio * 100).toFixed(1)}%`,
     String(r.non2xx),
     String(r.errors + r.timeouts),
   ])

@@ -17,8 +17,8 @@
  *      SQLite or PostgreSQL (BENCH_DATABASE_URL): see bench/publishing.js.
  *   8. the player page: bytes before the media and time to the first frame in Chromium (bench/player.js).
  *   9. a mixed workload: 100 callers reading resource info over all 10,000 resources with 5% writes
- *      (updates, plays, uploads) mixed in, with whole answers kept and with none kept, against the
- *      bare server answering the same mix: see bench/mixed.js.
+ *      (updates, plays, uploads) mixed in, against the bare server answering the same mix: see
+ *      bench/mixed.js.
  * For each it prints req/s, p50 and p99 latency, the non-2xx / error counts (must be 0), the
  * ratio to the bare server and the server's CPU time per request (process.cpuUsage of the
  * server child over the measured run), then writes everything to bench/results/latest.json.
@@ -62,7 +62,7 @@
  *   BENCH_DATABASE_URL, BENCH_RESOURCES, BENCH_PUBLISH_ROUNDS: see bench/publishing.js (the
  *                          database URL applies to the publishing and mixed scenarios only)
  *   BENCH_MIXED_RESOURCES, BENCH_MIXED_USERS, BENCH_MIXED_WRITES, BENCH_MIXED_SKEW,
- *   BENCH_MIXED_UPLOAD_KB, BENCH_MIXED_ROUNDS, BENCH_MIXED_CACHE: see bench/mixed.js
+ *   BENCH_MIXED_UPLOAD_KB, BENCH_MIXED_ROUNDS: see bench/mixed.js
  *
  * Exit code: 0 when every scenario ran with no non-2xx answer and no socket error, and every
  * upload stored the whole file (whether or not the performance goals are met), 1 otherwise.
@@ -674,8 +674,8 @@ async function main() {
       })
     }
 
-    // The mixed workload (bench/mixed.js): two servers of its own (answers kept, none kept) on
-    // fresh databases, the other servers stopped.
+    // The mixed workload (bench/mixed.js): a server of its own on a fresh database, and the bare
+    // server answering the same mix, the other servers stopped.
     let mixed = null
     if (wanted('mixed')) {
       await Promise.all([mediactl.stop(), bare?.stop(), uploadServer?.stop()])
