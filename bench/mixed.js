@@ -48,7 +48,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import { authorization, challenge, digestFetch, fetchRaw, md5 } from './digest.js'
 import { multipart, slugIn } from './publishing-data.js'
-import { askChild, freshDatabase, publishSettings } from './publishing.js'
+import { askChild, cleanUpOnSignal, freshDatabase, publishSettings } from './publishing.js'
 
 export const mixedSettings = {
   resources: Math.max(50, Number(process.env.BENCH_MIXED_RESOURCES ?? 10_000)),
@@ -373,13 +373,7 @@ export async function runMixed({ startChild, execArgv, autocannon, settings, dis
     await Promise.all([server?.stop(), bare?.stop()])
     await db?.drop()
   }
-  const onSignal = (signal) => {
-    void cleanUp()
-      .catch(() => undefined)
-      .finally(() => process.kill(process.pid, signal))
-  }
-  process.once('SIGINT', onSignal)
-  process.once('SIGTERM', onSignal)
+  const offSignal = cleanUpOnSignal(cleanUp)
   try {
     db = await freshDatabase(publishSettings.databaseUrl)
     out.database = db.name
@@ -478,8 +472,7 @@ export async function runMixed({ startChild, execArgv, autocannon, settings, dis
       out.rows.push(...roundRows)
     }
   } finally {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
+    offSignal()
     await cleanUp()
   }
   out.valid = out.rows.every((r) => r.non2xx === 0 && r.errors === 0 && r.timeouts === 0)

@@ -364,13 +364,7 @@ export async function runPublishing({
     await Promise.all([server?.stop(), bare?.stop()])
     await db.drop()
   }
-  const onSignal = (signal) => {
-    void cleanUp()
-      .catch(() => undefined)
-      .finally(() => process.kill(process.pid, signal))
-  }
-  process.once('SIGINT', onSignal)
-  process.once('SIGTERM', onSignal)
+  const offSignal = cleanUpOnSignal(cleanUp)
   try {
     say(`publish: ${publishSettings.resources} resources on ${db.name} ...`)
     server = startChild('publishing', execArgv)
@@ -545,8 +539,7 @@ export async function runPublishing({
       }
     }
   } finally {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
+    offSignal()
     await cleanUp()
   }
 
@@ -661,4 +654,22 @@ export function publishGoalLines(out) {
       : []),
     `note: ${g.note}`,
   ]
+}
+
+/**
+ * Runs `cleanUp` (drop the bench's databases) when the run is interrupted, then dies of the
+ * same signal; answers the function that stops listening once the run cleaned up itself.
+ */
+export function cleanUpOnSignal(cleanUp) {
+  const onSignal = (signal) => {
+    void cleanUp()
+      .catch(() => undefined)
+      .finally(() => process.kill(process.pid, signal))
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  return () => {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
 }
