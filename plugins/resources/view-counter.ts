@@ -12,7 +12,7 @@ export interface ViewCounterOptions {
 /**
  * The plays of resources, counted in this process and written to `resources.views` in batches
  * (docs/decisions/0247-views-counted-per-process-written-each-second.md). One update per play notified every serving
- * process on PostgreSQL, so each play dropped every kept answer that read `resources`, and on
+ * process on PostgreSQL, so each play dropped every cached lookup that read `resources`, and on
  * SQLite took the single writer: a batch does both at most once per `flushMs`. The price: the
  * `views` shown lag by up to the interval, and a crash loses the views of the last one.
  */

@@ -1,4 +1,4 @@
 import { watchMigration } from '../../../src/kernel/index.js'
 
-/** Changes to files and folders reach every process's kept answers that show them (answer-cache.ts). */
+/** Changes to files and folders reach every process's lookups (ctx.cache) that read them. */
 export default watchMigration('20270129-files-watch', ['files', 'directories'])

@@ -1,4 +1,4 @@
 import { watchMigration } from '../../../src/kernel/index.js'
 
-/** Changes to media sites reach every process's kept answers that show them (answer-cache.ts). */
+/** Changes to media sites reach every process's lookups (ctx.cache) that read them. */
 export default watchMigration('20270129-media-watch', ['medias'])

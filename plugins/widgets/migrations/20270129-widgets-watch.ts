@@ -1,4 +1,4 @@
 import { watchMigration } from '../../../src/kernel/index.js'
 
-/** Changes to widgets reach every process's kept answers that list them (answer-cache.ts). */
+/** Changes to widgets reach every process's lookups (ctx.cache) that read them. */
 export default watchMigration('20270129-widgets-watch', ['widgets'])

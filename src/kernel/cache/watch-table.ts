@@ -14,7 +14,7 @@ const createTrigger = (table: string): string =>
 /**
  * Every statement that changes `table` notifies the change feed, once, at commit, whichever
  * process or session ran it (cascades included), so the caches reading from it drop what they
- * keep (`ctx.cache`, the answer cache). A trigger exists on PostgreSQL alone: SQLite caches
+ * keep (`ctx.cache`). A trigger exists on PostgreSQL alone: SQLite caches
  * too, but its feed sees every commit (sqlite-change-feed.ts) and drops everything, so no table
  * needs watching there. Used by the kernel (`watchTables`) and by the watch migrations written
  * before it installed the triggers itself.
