@@ -44,6 +44,7 @@ export class BullmqQueue implements QueuePort {
   private producerQueue: Queue | undefined
   private worker: Worker<SignalData> | undefined
   private readonly warned = new Map<string, number>()
+  private readonly backListeners: (() => void)[] = []
 
   constructor(private readonly options: BullmqQueueOptions) {
     this.consumesInServe = options.consumesInServe
@@ -55,6 +56,7 @@ export class BullmqQueue implements QueuePort {
       // Fail fast while Redis is unreachable: the job is safe in the database, the reconciler signals it again.
       this.producerConnection = new Redis(this.options.url, { maxRetriesPerRequest: 2 })
       this.producerConnection.on('error', (error: Error) => this.connectionError(error))
+      this.watchReturn(this.producerConnection)
       this.producerQueue = new Queue(this.options.queue, {
         connection: this.producerConnection,
         prefix: this.options.prefix,
@@ -62,6 +64,22 @@ export class BullmqQueue implements QueuePort {
       this.producerQueue.on('error', (error: Error) => this.connectionError(error))
     }
     return this.producerQueue
+  }
+
+  onBack(listener: () => void): void {
+    this.backListeners.push(listener)
+  }
+
+  /** Tells the `onBack` listeners when `connection` is ready again after it was lost (not at its first connection). */
+  private watchReturn(connection: Redis): void {
+    let connected = false
+    let lost = false
+    connection.on('close', () => (lost = connected))
+    connection.on('ready', () => {
+      if (lost) for (const listener of this.backListeners) listener()
+      connected = true
+      lost = false
+    })
   }
 
   /** ioredis and BullMQ report every failed reconnection, from every connection: one line a minute per message. */
@@ -97,6 +115,7 @@ export class BullmqQueue implements QueuePort {
     // Workers block on their connection: no retry limit, as BullMQ requires.
     const connection = new Redis(this.options.url, { maxRetriesPerRequest: null })
     connection.on('error', (error: Error) => this.connectionError(error))
+    this.watchReturn(connection)
     const worker = new Worker<SignalData>(this.options.queue, (job, token) => this.deliver(taker, job, token), {
       connection,
       prefix: this.options.prefix,

@@ -30,7 +30,10 @@ export default definePlugin({
       stalledIntervalMs: ctx.config.stalled_interval * 1000,
     })
     ctx.provide('queue', queue)
-    ctx.ready('redis (queue-bullmq)', () => queue.check())
+    ctx.ready('redis (queue-bullmq)', () => queue.check(), {
+      seconds: ctx.kernelConfig.redis_connect_wait,
+      setting: 'redis_connect_wait',
+    })
     ctx.onStop(() => queue.close())
   },
 })

@@ -34,7 +34,10 @@ export default definePlugin({
     // A short command stops before the subscription is made: that is no failure worth a line.
     locks.open((error) => stopping || ctx.log.warn({ err: error.message }, 'redis lock channel not subscribed'))
     ctx.provide('locks', locks)
-    ctx.ready('redis (state-redis)', () => redis.ping())
+    ctx.ready('redis (state-redis)', () => redis.ping(), {
+      seconds: ctx.kernelConfig.redis_connect_wait,
+      setting: 'redis_connect_wait',
+    })
     ctx.onStop(async () => {
       stopping = true
       await closeRedis(subscriber)

@@ -83,7 +83,8 @@ export async function initInstance(options: InitOptions): Promise<InitResult> {
     step(`created the database ${redactUrl(target.location)}`)
   }
   return withKernel({ ...options, file, pending: 'allow' }, async (kernel) => {
-    const applied = await kernel.migrator.up((m) => say(`migrating: ${m.name}`))
+    // Started beside its database (compose, systemd): it waits for it, and starts over if lost meanwhile.
+    const applied = await kernel.whileStarting(() => kernel.migrator.up((m) => say(`migrating: ${m.name}`)))
     if (applied.length) step(`applied ${applied.length} migration(s)`)
     await kernel.seed()
 

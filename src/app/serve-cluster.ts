@@ -11,12 +11,15 @@ import {
   UserError,
   statePerProcess,
 } from '../kernel/index.js'
+import { Counter, Registry } from 'prom-client'
 import { readConfig, requireSecret, withKernel } from './boot.js'
 import { type InitResult, initInstance } from './init.js'
 import { type ServeOptions, migrateAtStart } from './serve.js'
 
 /** Tells an HTTP process of the cluster its number (1..N); read by `serve`, never a config key. */
 export const HTTP_PROCESS_VARIABLE = 'MEDIACTL_HTTP_PROCESS'
+/** Tells an HTTP process whether to bind the port while it starts (`0`: a restart, its siblings serve); never a config key. */
+const LISTEN_EARLY_VARIABLE = 'MEDIACTL_HTTP_LISTEN_EARLY'
 
 /** What an HTTP process sends the primary once it listens. */
 interface ServingMessage {
@@ -69,6 +72,11 @@ export interface ClusterServing {
   initialized?: InitResult
   /** The metrics listener's URL (the sum of every process), or null when metrics are off. */
   metricsUrl: string | null
+  /**
+   * Rejects when an HTTP process refused to start for a reason no restart fixes (its exit code
+   * 78: a bad setting, a missing database), once every process was stopped; never resolves.
+   */
+  failed: Promise<never>
   /** Stops every HTTP process gracefully (each as a lone `serve` does), then the metrics listener. */
   stop(): Promise<void>
 }
@@ -81,49 +89,76 @@ export interface ClusterOptions extends Omit<ServeOptions, 'httpProcess'> {
 const RESTART_MAX_MS = 30_000
 const STABLE_MS = 60_000
 
+/** What an HTTP process refused to start with, that no restart fixes (sysexits' EX_CONFIG). */
+export const EXIT_REFUSED = 78
+
 /**
- * `serve --processes N` (N ≥ 2): this process is node:cluster's primary. It initializes and
- * migrates once (N processes must not race to apply migrations), then forks N HTTP
- * processes that run `serve` on the same port (the primary accepts and hands connections
- * round-robin), each with its own kernel and database pool; process 1 alone runs the jobs.
- * It starts again an HTTP process that dies (with a growing delay in a crash loop), serves
- * the sum of their metrics, and on stop sends each SIGTERM and waits for them all. Killed
- * itself, the HTTP processes see their channel close and exit (node:cluster does that).
+ * `serve --processes N` (N ≥ 2): this process is node:cluster's primary. It forks N HTTP
+ * processes that bind the port at once (answering probes while they start), waits for the
+ * database itself and migrates once (N processes must not race to apply migrations), then
+ * lets them boot; each runs `serve` on the same port (the primary accepts and hands
+ * connections round-robin) with its own kernel and database pool; process 1 alone runs the
+ * jobs. It starts again an HTTP process that dies, for as long as it runs (with a growing
+ * delay in a crash loop, counted in `mediactl_http_process_restarts_total`), unless the
+ * process refused to start for a reason no restart fixes (exit code 78): then it stops them
+ * all. It serves the sum of their metrics, and on stop sends each SIGTERM and waits for them
+ * all. Killed itself, the HTTP processes see their channel close and exit (node:cluster does that).
  */
 export async function serveCluster(options: ClusterOptions): Promise<ClusterServing> {
-  const initialized = options.init ? await initInstance({ ...options, ...options.init }) : undefined
   const config = readConfig(options)
   const log: Logger = options.logger ?? createLogger(config.log_level)
-  await withKernel({ ...options, logger: log, pending: 'allow' }, async (kernel) => {
-    // Once the database answered: a missing database is the first thing to fix (init makes the secret too).
-    requireSecret(options)
-    await migrateAtStart(kernel, options, log)
-    if (statePerProcess(kernel.services.ports).length) throw new StatePerProcessError(options.processes)
-  })
+  const { registry: metrics, restarts: restartsCounter } = primaryMetrics()
 
   const workers = new Map<number, Worker>()
+  const served = new Set<number>()
   let stopping = false
+  let migrated = false
   let announced: ServingMessage | undefined
-  const fork = (n: number): Worker => {
-    const worker = cluster.fork({ [HTTP_PROCESS_VARIABLE]: String(n) })
-    workers.set(n, worker)
-    return worker
-  }
-  const serving = (worker: Worker): Promise<ServingMessage> =>
-    new Promise((resolve, reject) => {
-      const onMessage = (message: Partial<ServingMessage>): void => {
-        if (message?.type !== 'mediactl:serving') return
-        worker.off('exit', onExit)
-        worker.off('message', onMessage)
-        resolve(message as ServingMessage)
-      }
-      const onExit = (code: number | null, signal: string | null): void => {
-        worker.off('message', onMessage)
-        reject(new UserError(`an HTTP process exited (${signal ?? `code ${code}`}) before serving: its error is above`))
-      }
-      worker.on('message', onMessage)
-      worker.once('exit', onExit)
+  let refuse: (error: Error) => void = () => undefined
+  const refused = new Promise<never>((_, reject) => (refuse = reject))
+  refused.catch(() => undefined)
+  const firstServed: { resolve: () => void; promise: Promise<void> } = withResolvers()
+
+  const restarts = new Map<number, number>()
+  const started = new Map<number, number>()
+  const fork = (n: number): void => {
+    // Until the appliance serves, each process binds the port while it starts (probes answer); later ones do not, their siblings serve.
+    const worker = cluster.fork({
+      [HTTP_PROCESS_VARIABLE]: String(n),
+      [LISTEN_EARLY_VARIABLE]: served.size ? '0' : '1',
     })
+    workers.set(n, worker)
+    started.set(n, Date.now())
+    worker.on('message', (message: Partial<ServingMessage> | { type?: string }) => {
+      if (message?.type === 'mediactl:starting' && migrated) worker.send({ type: 'mediactl:migrated' })
+      if (message?.type !== 'mediactl:serving') return
+      announced ??= message as ServingMessage
+      if (restarts.get(n)) log.info({ http_process: n }, 'HTTP process serving again')
+      served.add(n)
+      if (served.size === options.processes) firstServed.resolve()
+    })
+    worker.once('exit', (code, signal) => {
+      if (stopping) return
+      if (code === EXIT_REFUSED) {
+        refuse(
+          new UserError(`HTTP process ${n} refused to start: its error is above`, {
+            hint: 'fix what it says, then start serve again',
+          }),
+        )
+        return
+      }
+      const lived = Date.now() - (started.get(n) ?? 0)
+      const count = lived > STABLE_MS ? 1 : (restarts.get(n) ?? 0) + 1
+      restarts.set(n, count)
+      const delay = Math.min(RESTART_MAX_MS, 1000 * 2 ** (count - 1))
+      log.error({ http_process: n, code, signal, restart_in_ms: delay }, 'HTTP process exited; starting it again')
+      setTimeout(() => {
+        if (stopping) return
+        restartsCounter.inc()
+        fork(n)
+      }, delay).unref()
+    })
+  }
 
   const stopAll = async (): Promise<void> => {
     stopping = true
@@ -140,61 +175,49 @@ export async function serveCluster(options: ClusterOptions): Promise<ClusterServ
     await Promise.all(exits)
     clearTimeout(bound)
   }
+  // A refusal stops every process, whenever it comes.
+  const failed = refused.catch(async (error: unknown) => {
+    await stopAll()
+    throw error
+  })
+  failed.catch(() => undefined)
 
+  for (let n = 1; n <= options.processes; n++) fork(n)
+  let initialized: InitResult | undefined
+  let metricsServer: Server | undefined
+  let metricsUrl: string | null = null
   try {
-    const first = await Promise.all(Array.from({ length: options.processes }, (_, i) => serving(fork(i + 1))))
-    announced = first[0]!
+    initialized = options.init ? await initInstance({ ...options, ...options.init }) : undefined
+    await withKernel({ ...options, logger: log, pending: 'allow' }, (kernel) =>
+      kernel.whileStarting(async () => {
+        // Once the database answered: a missing database is the first thing to fix (init makes the secret too).
+        requireSecret(options)
+        await migrateAtStart(kernel, options, log)
+        if (statePerProcess(kernel.services.ports).length) throw new StatePerProcessError(options.processes)
+      }),
+    )
+    migrated = true
+    for (const worker of workers.values()) if (!worker.isDead()) worker.send({ type: 'mediactl:migrated' })
+    await Promise.race([firstServed.promise, failed])
+    if (config.metrics.port) {
+      const listening = await listenMetrics(clusterMetrics(metrics), config.metrics.port, config.metrics.host)
+      metricsServer = listening.server
+      metricsUrl = listening.url
+      log.info({ url: metricsUrl }, 'metrics served')
+    }
   } catch (error) {
     await stopAll()
     throw error
   }
 
-  // From now on an HTTP process that dies is started again, with the same number (process 1 runs the jobs).
-  const restarts = new Map<number, number>()
-  const started = new Map<number, number>([...workers.keys()].map((n) => [n, Date.now()]))
-  const watch = (n: number, worker: Worker): void => {
-    worker.once('exit', (code, signal) => {
-      if (stopping) return
-      const lived = Date.now() - (started.get(n) ?? 0)
-      const count = lived > STABLE_MS ? 1 : (restarts.get(n) ?? 0) + 1
-      restarts.set(n, count)
-      const delay = Math.min(RESTART_MAX_MS, 1000 * 2 ** (count - 1))
-      log.error({ http_process: n, code, signal, restart_in_ms: delay }, 'HTTP process exited; starting it again')
-      setTimeout(() => {
-        if (stopping) return
-        const next = fork(n)
-        started.set(n, Date.now())
-        watch(n, next)
-        serving(next).then(
-          () => log.info({ http_process: n }, 'HTTP process serving again'),
-          () => undefined, // its exit is handled by watch
-        )
-      }, delay).unref()
-    })
-  }
-  for (const [n, worker] of workers) watch(n, worker)
-
-  let metricsServer: Server | undefined
-  let metricsUrl: string | null = null
-  if (config.metrics.port) {
-    try {
-      const listening = await listenMetrics(clusterMetrics(), config.metrics.port, config.metrics.host)
-      metricsServer = listening.server
-      metricsUrl = listening.url
-      log.info({ url: metricsUrl }, 'metrics served')
-    } catch (error) {
-      await stopAll()
-      throw error
-    }
-  }
-
   let stopped: Promise<void> | undefined
   return {
-    url: announced.url,
-    publicUrl: announced.publicUrl,
+    url: announced!.url,
+    publicUrl: announced!.publicUrl,
     processes: options.processes,
     initialized,
     metricsUrl,
+    failed,
     stop: () =>
       (stopped ??= (async () => {
         await stopAll()
@@ -204,4 +227,42 @@ export async function serveCluster(options: ClusterOptions): Promise<ClusterServ
         await closed
       })()),
   }
+}
+
+/** The primary's own metrics, served after the sum of its HTTP processes' (docs/operations.md, Metrics). */
+export function primaryMetrics(): { registry: Registry; restarts: Counter } {
+  const registry = new Registry()
+  const restarts = new Counter({
+    name: 'mediactl_http_process_restarts_total',
+    help: 'HTTP processes the primary of serve --processes N started again after they exited',
+    registers: [registry],
+  })
+  return { registry, restarts }
+}
+
+/**
+ * In an HTTP process of a cluster, once its port is bound: resolves when the primary has
+ * applied the migrations (asked, so that a message sent before this process listened is not lost).
+ */
+export function migratedByPrimary(): Promise<void> {
+  return new Promise((resolve) => {
+    const onMessage = (message: { type?: string }): void => {
+      if (message?.type !== 'mediactl:migrated') return
+      process.off('message', onMessage)
+      resolve()
+    }
+    process.on('message', onMessage)
+    process.send?.({ type: 'mediactl:starting' })
+  })
+}
+
+/** In an HTTP process of a cluster: whether it binds the port while it starts (the primary says, at fork). */
+export function listensWhileStarting(): boolean {
+  return process.env[LISTEN_EARLY_VARIABLE] !== '0'
+}
+
+function withResolvers(): { resolve: () => void; promise: Promise<void> } {
+  let resolve: () => void = () => undefined
+  const promise = new Promise<void>((r) => (resolve = r))
+  return { resolve, promise }
 }

@@ -19,7 +19,9 @@ export interface Working {
 
 /**
  * Boots the kernel and runs the declared jobs through the queue backend, without serving
- * HTTP (`mediactl worker`). Refuses while migrations are pending, like `serve`. With
+ * HTTP (`mediactl worker`). Waits for the database and Redis while they do not answer (within
+ * `database.connect_wait` and `redis_connect_wait`), then refuses while migrations are pending,
+ * like `serve`. With
  * queue-bullmq this is how jobs run; with queue-inline it adds a consumer of the database
  * queue beside the serving processes.
  */
@@ -28,7 +30,7 @@ export async function work(options: WorkOptions): Promise<Working> {
     throw new UserError('concurrency is an integer of at least 1')
   }
   return withKernel({ ...options, pending: 'allow', keepOpen: true }, async (kernel) => {
-    const pending = await kernel.pendingMigrations()
+    const pending = await kernel.whileStarting(() => kernel.pendingMigrations())
     if (pending.length) {
       throw new PendingMigrationsError(
         `${pending.length} migration(s) pending (${pending.join(', ')}): run "mediactl migrate" first`,

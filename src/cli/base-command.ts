@@ -14,7 +14,7 @@ export function userMistake(error: unknown): UserError | undefined {
 /**
  * Shared by every command: `--config`, `--json` (prints the result as JSON), and errors: a
  * user's mistake (UserError) as one line saying what to do, anything else with its stack
- * (a bug or an outage, for a bug report); both exit 1.
+ * (a bug or an outage, for a bug report); both exit 1, unless the error carries its own `exitCode`.
  */
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
@@ -68,7 +68,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         this.logToStderr(`mediactl: ${mistake.message}`)
         if (process.env.MEDIACTL_DEBUG) this.logToStderr(error.stack ?? '')
       }
-      return this.exit(1)
+      // A mistake may carry its own code: 69 for a dependency that never answered (start-wait.ts), 78 for an HTTP process's refusal.
+      return this.exit(typeof error.exitCode === 'number' ? error.exitCode : 1)
     }
     // Not the user's doing: the stack (and the request id that finds it in the log) for a bug report.
     const requestId = typeof error.requestId === 'string' ? error.requestId : undefined

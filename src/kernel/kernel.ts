@@ -1,11 +1,20 @@
 import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { EntitySchema } from '@mikro-orm/core'
 import { Authz } from './authz/authz.service.js'
 import type { Config } from './config/schema.js'
 import { warnRetiredKeys } from './config/retired-keys.js'
 import { validatePlugins } from './config/validate.js'
 import { Migrator, type OwnedMigration } from './db/migrator.js'
-import { type EntityManager, type Orm, databaseTarget, entityTables, knexOf, openOrm } from './db/orm.js'
+import {
+  type EntityManager,
+  type Orm,
+  databaseTarget,
+  entityTables,
+  knexOf,
+  openOrm,
+  unfixableDatabaseError,
+} from './db/orm.js'
 import { Caches } from './cache/caches.js'
 import { openReader } from './cache/reader.js'
 import { transaction } from './db/transaction.js'
@@ -21,8 +30,11 @@ import { JOBS_MIGRATIONS } from './jobs/migrations/index.js'
 import { RouteTable } from './http/router.js'
 import { readSecret } from './instance.js'
 import { listenOn } from './http/listen.js'
+import { PROCESS_HEADER, type StartingServer } from './http/starting-server.js'
 import { probeRoutes } from './http/probes.routes.js'
+import { isOutage, outageOf } from './http/outage.js'
 import { Readiness } from './readiness.js'
+import { waitForDependencies } from './start-wait.js'
 import { Metrics } from './metrics/metrics.js'
 import { MetricsRegistry } from './metrics/metrics-registry.js'
 import { shareMetricsWithPrimary } from './metrics/metrics-cluster.js'
@@ -88,6 +100,8 @@ export class Kernel {
   /** The metrics listener, once `serveMetrics` started it. */
   private metricsServer: Server | undefined
   private closing = false
+  /** Headers of the probes' answers: the process's name in a cluster (`nameProcess`). */
+  private probeHeaders: Record<string, string> = {}
   /** The kernel's nonce counts and locks, where no plugin provides them (`state`). */
   private sharedState: SharedState | undefined
   /** Whether `startJobs` started the jobs module in this process. */
@@ -122,8 +136,17 @@ export class Kernel {
     const knex = knexOf(services.orm)
     this.metrics = new Metrics(this.metricsRegistry.registry, this.jobs, knex)
     this.caches = new Caches(config, services.log)
-    this.readiness.add('database', () => knex.raw('select 1'))
-    probeRoutes(this.routes.forPlugin('kernel'), this.readiness, () => this.closing)
+    this.readiness.add('database', () => knex.raw('select 1'), {
+      seconds: config.database.connect_wait,
+      setting: 'database.connect_wait',
+      unfixable: (error) => unfixableDatabaseError(config, error),
+    })
+    probeRoutes(
+      this.routes.forPlugin('kernel'),
+      this.readiness,
+      () => this.closing,
+      () => this.probeHeaders,
+    )
   }
 
   /** Emits an event to the plugins' handlers (work outside a request: CLI operations, tests). */
@@ -281,6 +304,35 @@ export class Kernel {
     }
   }
 
+  /**
+   * Waits until the database and the dependencies plugins declared with a start wait (Redis)
+   * answer, each within its setting (`database.connect_wait`, `redis_connect_wait`); rejects
+   * with a DependencyUnavailableError naming the first that did not (start-wait.ts).
+   */
+  waitForDependencies(): Promise<void> {
+    return waitForDependencies(this.readiness.startDependencies, { log: this.log })
+  }
+
+  /**
+   * Runs a step of a starting process (`serve`, `worker`, `init`: migrations and their check)
+   * once the dependencies answer, and again each time it fails on an outage (the database lost
+   * while starting), after waiting for them again. Any other failure is thrown.
+   */
+  async whileStarting<T>(step: () => Promise<T>): Promise<T> {
+    for (;;) {
+      await this.waitForDependencies()
+      try {
+        return await step()
+      } catch (error) {
+        if (!isOutage(error)) throw error
+        this.log.warn(
+          { err: (error as Error).message, dependency: outageOf(error) },
+          'dependency lost while starting; waiting for it again',
+        )
+      }
+    }
+  }
+
   /** Names of migrations not applied yet. */
   async pendingMigrations(): Promise<string[]> {
     return (await this.migrator.pending()).map((m) => m.name)
@@ -306,6 +358,11 @@ export class Kernel {
     })
   }
 
+  /** In an HTTP process of a cluster: its number, which the probes answer in `X-Mediactl-Process`. */
+  nameProcess(name: string): void {
+    this.probeHeaders = { [PROCESS_HEADER]: name }
+  }
+
   /**
    * Starts the metrics listener when `metrics.port` is set (`serve` and `mediactl worker`);
    * answers its URL, or null when metrics are off. Closed by `close`.
@@ -329,14 +386,28 @@ export class Kernel {
     shareMetricsWithPrimary(this.metricsRegistry.registry)
   }
 
-  /** Starts the HTTP server. */
-  async listen(port = this.config.http.port, host = this.config.http.host): Promise<Listening> {
-    const server = createHttpServer(this.requestListener(), this.config.http, this.services.log)
+  /**
+   * Starts the HTTP server, or takes over the one that answered while the process started
+   * (`listenWhileStarting`: same socket, now with the pipeline).
+   */
+  async listen(
+    port = this.config.http.port,
+    host = this.config.http.host,
+    starting?: StartingServer,
+  ): Promise<Listening> {
+    let server: Server
+    let address: AddressInfo
+    if (starting) {
+      ;({ server, address } = starting)
+      starting.handOver(this.requestListener())
+    } else {
+      server = createHttpServer(this.requestListener(), this.config.http, this.services.log)
+      address = await listenOn(server, port, host, {
+        port: 'http.port (MEDIACTL_PORT, serve --port)',
+        host: 'http.host (MEDIACTL_HOST, serve --host)',
+      })
+    }
     this.server = server
-    const address = await listenOn(server, port, host, {
-      port: 'http.port (MEDIACTL_PORT, serve --port)',
-      host: 'http.host (MEDIACTL_HOST, serve --host)',
-    })
     const url = `http://${displayHost(host)}:${address.port}`
     this.caches.start(knexOf(this.orm))
     if (!this.config.base_url) this.services.links.rebase(url)

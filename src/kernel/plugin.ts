@@ -94,9 +94,11 @@ export interface PluginContext<C = unknown> {
   /**
    * Declares a dependency `GET /ready` checks (Redis, the storage): `check` resolves while it
    * answers, throws (or hangs past 2 s) when not. Called at every readiness probe (at most
-   * once a second): keep it one cheap round trip.
+   * once a second): keep it one cheap round trip. With `startWait`, a starting `serve` or
+   * `worker` waits for it, retrying, at most `seconds` (the setting named in the log and the
+   * error), before it serves or runs jobs (docs/operations.md, Starting during an outage).
    */
-  ready(dependency: string, check: () => Promise<unknown>): void
+  ready(dependency: string, check: () => Promise<unknown>, startWait?: { seconds: number; setting: string }): void
   /** Declares a seeding step, run by `mediactl seed` and `mediactl init`. */
   seed(seeder: Seeder): void
   /** Runs on shutdown, in reverse plugin order. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { primaryMetrics } from '../../src/app/serve-cluster.js'
 import { type TestApp, startApp } from '../helpers/app.js'
 import { type Scrape, scrapeMetrics } from '../helpers/metrics.js'
 import { freePort } from '../helpers/redis-server.js'
@@ -160,7 +161,7 @@ describe('metric names in the docs', () => {
     }
   })
 
-  it("docs/operations.md's Metrics table names every metric of mediactl's own, and only those", () => {
+  it("docs/operations.md's Metrics table names every metric of mediactl's own, and only those", async () => {
     const operations = readFileSync(join(DOCS, 'operations.md'), 'utf8')
     const section = operations.slice(
       operations.indexOf('## Metrics'),
@@ -168,7 +169,9 @@ describe('metric names in the docs', () => {
     )
     const documented = [...section.matchAll(/^\| `([a-z0-9_]+)`/gm)].map((match) => match[1]!)
     // Node's process metrics are listed as `process_*`, `nodejs_*`.
-    const own = [...scrape.types.keys()].filter((name) => !/^(process|nodejs)_/.test(name))
+    // Beside the sum of its processes', the primary of serve --processes N serves its own.
+    const primary = (await primaryMetrics().registry.getMetricsAsJSON()).map((metric) => metric.name)
+    const own = [...scrape.types.keys(), ...primary].filter((name) => !/^(process|nodejs)_/.test(name))
     expect(documented.sort()).toEqual(own.sort())
     expect(section).toContain('`process_*`, `nodejs_*`')
     expect(section).toContain('grafana-dashboard.json')

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -222,4 +222,25 @@ export function rawExchange(url: string, head: string): Promise<RawExchange> {
       resolveOpen({ write: (chunk) => socket.write(chunk), response, continued })
     })
   })
+}
+
+/** The pids of the processes `pid` started (a cluster's HTTP processes). */
+export function childrenOf(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => Number(l.trim()))
+      .filter((n) => n > 0)
+  } catch {
+    return [] // ps exits 1 when there is none
+  }
+}
+
+export const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
 }

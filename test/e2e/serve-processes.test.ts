@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { availableParallelism } from 'node:os'
@@ -8,28 +7,7 @@ import { TEST_PG_URL, freshDatabase } from '../helpers/database.js'
 import { DigestClient, rawRequest } from '../helpers/digest-client.js'
 import { freePort } from '../helpers/redis-server.js'
 import { waitFor } from '../helpers/wait.js'
-import { type Server, cli, cliJson, removeDir, serve, tempDir } from './harness.js'
-
-/** The pids of the processes `pid` started (its HTTP processes). */
-function childrenOf(pid: number): number[] {
-  try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
-      .split('\n')
-      .map((l) => Number(l.trim()))
-      .filter((n) => n > 0)
-  } catch {
-    return [] // ps exits 1 when there is none
-  }
-}
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
+import { type Server, alive, childrenOf, cli, cliJson, removeDir, serve, tempDir } from './harness.js'
 
 /** The parsed JSON log lines of a process's stdout. */
 const logLines = (stdout: string): Record<string, unknown>[] =>
@@ -95,6 +73,11 @@ describe('mediactl serve --processes 2 (SQLite)', () => {
   })
 
   it('starts again an HTTP process that was killed; the port keeps answering meanwhile', async () => {
+    const restarts = async (): Promise<number> => {
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
+      return Number(/^mediactl_http_process_restarts_total (\d+)$/m.exec(text)?.[1])
+    }
+    expect(await restarts()).toBe(0)
     const [first] = childrenOf(server.child.pid!)
     process.kill(first!, 'SIGKILL')
     await waitFor(() => server.stdout().includes('HTTP process exited; starting it again'), {
@@ -113,6 +96,8 @@ describe('mediactl serve --processes 2 (SQLite)', () => {
     expect(now).toHaveLength(2)
     expect(now).not.toContain(first)
     expect((await client.get('/platforms')).status).toBe(200)
+    // Counted by the primary, beside the sum of the processes' metrics.
+    expect(await restarts()).toBe(1)
   })
 
   it('stops every process on SIGTERM, exits 0 and leaves none behind', async () => {
@@ -148,13 +133,14 @@ describe('mediactl serve --processes 2: failures', () => {
       })
       expect(result.code).toBe(1)
       expect(result.stderr).toContain(`127.0.0.1:${port} is already in use`)
-      expect(result.stderr).toContain('an HTTP process exited (code 1) before serving')
+      // Both processes refuse (exit 78): no restart fixes a taken port, so the primary stops.
+      expect(result.stderr).toMatch(/HTTP process \d refused to start: its error is above/)
     } finally {
       taken.close()
     }
   })
 
-  it('refuses while migrations are pending, once, before starting any process', async () => {
+  it('refuses while migrations are pending, once, in the primary, before any HTTP process boots', async () => {
     expect((await cli(['migrate', 'down'], { cwd: dir })).code).toBe(0)
     const result = await cli(['serve', '--port', '0', '--processes', '2'], { cwd: dir })
     expect(result.code).toBe(1)

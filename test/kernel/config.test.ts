@@ -62,6 +62,7 @@ describe('loadConfig defaults', () => {
       url: '',
       pool_max: 10,
       connect_timeout: 5,
+      connect_wait: 60,
       acquire_timeout: 10,
       statement_timeout: 30,
       debug: false,
@@ -80,6 +81,7 @@ describe('loadConfig defaults', () => {
       shutdown: 'requeue',
     })
     expect(config.api).toEqual({ timestamps: 'iso8601' })
+    expect(config.redis_connect_wait).toBe(60)
     expect(config['storage-fs']).toEqual({ root: '' })
   })
 

@@ -3,15 +3,24 @@ import { Flags } from '@oclif/core'
 import { readConfig } from '../../app/boot.js'
 import { guardProcess, stopOnSignal } from '../../app/process-guards.js'
 import { type ServeOptions, serve } from '../../app/serve.js'
-import { announceServing, httpProcessNumber, httpProcesses, serveCluster } from '../../app/serve-cluster.js'
+import {
+  EXIT_REFUSED,
+  announceServing,
+  httpProcessNumber,
+  httpProcesses,
+  listensWhileStarting,
+  migratedByPrimary,
+  serveCluster,
+} from '../../app/serve-cluster.js'
 import type { InitResult } from '../../app/init.js'
-import { createLogger } from '../../kernel/index.js'
-import { BaseCommand } from '../base-command.js'
+import { DependencyUnavailableError, createLogger } from '../../kernel/index.js'
+import { BaseCommand, userMistake } from '../base-command.js'
 import { curlExample } from '../format.js'
 
 export default class Serve extends BaseCommand<typeof Serve> {
   static override summary = 'Serve the HTTP API.'
   static override description = `Refuses to start while migrations are pending, unless --migrate (or --init) is given.
+Binds the port at once and waits for the database and Redis (database.connect_wait, redis_connect_wait); past the wait it exits with code 69.
 SIGTERM or SIGINT stops it gracefully: no new connections, requests in flight finish, the database closes.
 With --processes N (or http.processes), N processes share the port; on PostgreSQL the default is one per CPU core.`
 
@@ -68,7 +77,7 @@ With --processes N (or http.processes), N processes share the port; on PostgreSQ
       const serving = await serveCluster({ ...options, processes })
       const stopped = stopOnSignal(() => serving.stop())
       this.announce(serving.url, serving.publicUrl, processes, serving.initialized)
-      await stopped
+      await Promise.race([stopped, serving.failed])
     } else {
       const serving = await serve(options)
       guardProcess(serving.kernel.log)
@@ -80,9 +89,21 @@ With --processes N (or http.processes), N processes share the port; on PostgreSQ
     this.log('mediactl stopped.')
   }
 
-  /** One HTTP process of `serve --processes N`: it serves, and the primary speaks for the cluster. */
+  /**
+   * One HTTP process of `serve --processes N`: it serves, and the primary speaks for the cluster.
+   * A refusal no restart fixes exits 78, for the primary to stop them all; a dependency that did
+   * not answer exits 69 and anything else 1, and the primary starts the process again.
+   */
   private async serveInCluster(options: ServeOptions): Promise<void> {
-    const serving = await serve(options)
+    const serving = await serve({
+      ...options,
+      listenWhileStarting: listensWhileStarting(),
+      beforeBoot: migratedByPrimary,
+    }).catch((error: unknown) => {
+      if (userMistake(error) && !(error instanceof DependencyUnavailableError))
+        Object.assign(error as Error, { exitCode: EXIT_REFUSED })
+      throw error
+    })
     guardProcess(serving.kernel.log)
     const stopped = stopOnSignal(() => serving.stop(), serving.kernel.log)
     announceServing(serving.url, serving.kernel.services.links.url().replace(/\/$/, ''))

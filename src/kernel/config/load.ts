@@ -44,8 +44,13 @@ const STRING_KEYS = new Set([
 /** Keys whose environment value is a comma-separated list of plugin names. */
 const PLUGIN_LIST_KEYS = new Set(['plugins', 'plugins.enable', 'plugins.disable'])
 
-/** Variables that are read elsewhere and are not config keys (MEDIACTL_HTTP_PROCESS: serve-cluster.ts). */
-const ENV_IGNORED = new Set(['MEDIACTL_CONFIG', 'MEDIACTL_DEBUG', 'MEDIACTL_HTTP_PROCESS'])
+/** Variables that are read elsewhere and are not config keys (MEDIACTL_HTTP_*: serve-cluster.ts). */
+const ENV_IGNORED = new Set([
+  'MEDIACTL_CONFIG',
+  'MEDIACTL_DEBUG',
+  'MEDIACTL_HTTP_PROCESS',
+  'MEDIACTL_HTTP_LISTEN_EARLY',
+])
 
 export interface LoadConfigOptions {
   /** Config file to merge over the defaults; falls back to MEDIACTL_CONFIG, then ./mediactl.yaml if present. */

@@ -73,6 +73,11 @@ export const kernelConfigSchema = z
         pool_max: positiveInt,
         /** Seconds to open a connection (PostgreSQL); past it the attempt fails and the request answers 503. */
         connect_timeout: z.number().positive(),
+        /**
+         * Seconds `serve`, `worker` and `init` wait for the database to answer while they start, retrying with
+         * backoff (`/health` answers, `/ready` says 503); past it they exit with code 69 naming it.
+         */
+        connect_wait: z.number().min(0),
         /** Seconds a request waits for a free pooled connection (PostgreSQL) before it answers 503. */
         acquire_timeout: z.number().positive(),
         /**
@@ -131,6 +136,8 @@ export const kernelConfigSchema = z
       .strict(),
     /** Redis URL shared by the plugins that use Redis (state-redis, queue backends); empty: none. */
     redis_url: z.union([z.literal(''), z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')]),
+    /** Seconds `serve` and `worker` wait for Redis to answer while they start (when a plugin uses it); past it they exit with code 69. */
+    redis_connect_wait: z.number().min(0),
     /** The job queue backend: `inline` (the database, polled) or `bullmq` (signalled through Redis); unset: as `plugins` says. */
     queue: backend('queue').optional(),
     /** Where file bytes live: `fs` (local disk) or `s3` (an S3-compatible bucket); unset: as `plugins` says. */

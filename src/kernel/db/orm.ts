@@ -104,9 +104,10 @@ export async function openOrm(config: Config, entities: EntitySchema[], log: Log
     await orm.em.getConnection().execute('select 1')
   } catch (error) {
     // Unreachable now: boot anyway (requests answer 503 until it is back). Missing: say so.
-    if (codeOf(error) === MISSING_DATABASE) {
+    const refusal = unfixableDatabaseError(config, error)
+    if (refusal) {
       await orm.close(true)
-      throw new UserError(missingDatabaseMessage(target.location), { cause: error })
+      throw refusal
     }
   }
   return orm
@@ -165,6 +166,26 @@ function markDatabaseErrors(knex: Knex): void {
     acquire().catch((error: unknown) => {
       throw markDependency(error, 'database')
     })
+}
+
+/** PostgreSQL's codes for a refused login: a wrong password or a role that may not connect. */
+const REFUSED_LOGIN = new Set(['28P01', '28000'])
+
+/**
+ * What the database answered that no waiting fixes (a missing database, a refused login): the
+ * error to stop with, saying what to do; undefined for anything else (unreachable: wait).
+ */
+export function unfixableDatabaseError(config: Config, error: unknown): UserError | undefined {
+  const code = codeOf(error)
+  const { location } = databaseTarget(config)
+  if (code === MISSING_DATABASE) return new UserError(missingDatabaseMessage(location), { cause: error })
+  if (typeof code === 'string' && REFUSED_LOGIN.has(code)) {
+    return new UserError(`PostgreSQL refused the login of ${redactUrl(location)}`, {
+      hint: 'check the user and password in database.url (MEDIACTL_DATABASE__URL)',
+      cause: error,
+    })
+  }
+  return undefined
 }
 
 function codeOf(error: unknown): unknown {

@@ -223,6 +223,13 @@ export class Jobs {
       )
     }
     this.nextReconcile = 0
+    // A transport back from an outage may have lost its signals: the full reconciliation sends them again now.
+    queue?.onBack?.(() => {
+      if (!this.started) return
+      this.log.info('the job transport answers again; signalling the waiting jobs again')
+      this.nextReconcile = 0
+      void this.maintain()
+    })
     await this.maintain()
     if (this.runner && queue) await queue.consume(this.runner)
     this.timer = setInterval(() => void this.maintain(), this.runner ? REAP_EVERY_MS : this.settings.reconcileMs)

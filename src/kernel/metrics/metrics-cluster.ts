@@ -16,12 +16,14 @@ export function shareMetricsWithPrimary(registry?: Registry): void {
   new AggregatorRegistry()
 }
 
-/** In the primary: the sum of the HTTP processes' metrics, asked of each at every scrape. */
-export function clusterMetrics(): MetricsSource {
+/** In the primary: the sum of the HTTP processes' metrics, asked of each at every scrape, then the primary's own. */
+export function clusterMetrics(own?: Registry): MetricsSource {
   const aggregator = new AggregatorRegistry()
   return {
     async scrape() {
-      return { body: await aggregator.clusterMetrics(), type: aggregator.contentType }
+      const sum = await aggregator.clusterMetrics()
+      const mine = own ? await own.metrics() : ''
+      return { body: mine ? `${sum.replace(/\n*$/, '\n')}${mine}` : sum, type: aggregator.contentType }
     },
   }
 }

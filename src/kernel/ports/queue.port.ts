@@ -61,4 +61,11 @@ export interface QueuePort {
   close(): Promise<void>
   /** Answers whether the transport's backend answers (doctor, readiness), throwing why not. */
   check(): Promise<void>
+  /**
+   * Calls `listener` each time the transport's backend answers again after it was lost (Redis
+   * restarted, perhaps empty): signals sent meanwhile may be gone, so the jobs module signals
+   * every waiting job again at once instead of at the next reconciliation. Transports that keep
+   * nothing of their own (inline) leave it out.
+   */
+  onBack?(listener: () => void): void
 }

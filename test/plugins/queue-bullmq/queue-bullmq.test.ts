@@ -5,7 +5,9 @@ import { join } from 'node:path'
 import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
 import { pino } from 'pino'
+import type { ChildProcess } from 'node:child_process'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { freePort, startRedis, stopRedis } from '../../helpers/redis-server.js'
 import { queueBullmqConfigSchema } from '../../../plugins/queue-bullmq/queue-bullmq.config.js'
 import { CATALOG } from '../../../src/catalog.js'
 import { type JobRecord, Kernel, loadConfig } from '../../../src/kernel/index.js'
@@ -198,5 +200,62 @@ describe.skipIf(!REDIS_URL)('queue-bullmq with Redis (MEDIACTL_TEST_REDIS_URL)',
       await signals.close()
       connection.disconnect()
     }
+  })
+})
+
+/**
+ * Redis restarted empty: the signals waiting in it are gone (here, a retry's delayed signal),
+ * and the transport's return (`onBack`) signals the waiting jobs again at once: the
+ * reconciliation is an hour away here. A redis-server of the test's own, which the test kills.
+ */
+describe('queue-bullmq when its Redis comes back empty', () => {
+  let server: ChildProcess | undefined
+  let cluster: Cluster
+  let port = 0
+
+  beforeAll(async () => {
+    port = await freePort()
+    server = await startRedis(port)
+    cluster = await Cluster.open({
+      plugin: 'queue-bullmq',
+      config: { redis_url: `redis://127.0.0.1:${port}`, 'queue-bullmq': { stalled_interval: 1 } },
+    })
+  })
+  afterAll(async () => {
+    await cluster?.close()
+    await stopRedis(server)
+  })
+
+  it('signals the waiting jobs again as soon as Redis answers, not at the next reconciliation', async () => {
+    const attempts: number[] = []
+    const handlers = {
+      'bullmq.retried': async (job: { attempt: number }) => {
+        attempts.push(job.attempt)
+        if (job.attempt === 1) throw new Error('the first try fails')
+      },
+    }
+    // Its retry is due 5 s after the first try; the reconciliation would come in an hour.
+    const config = { jobs: { backoff: 5, reconcile_interval: 3600 } }
+    const worker = await cluster.boot(handlers, { config })
+    await worker.startJobs({ concurrency: 1 })
+    const job = await worker.jobs.enqueue('bullmq.retried', {})
+    const waiting = await until('the first try failed', async () => {
+      const now = await cluster.get(job.id)
+      return now?.state === 'waiting' && now.attempts === 1 ? now : null
+    })
+    const probe = new Redis(`redis://127.0.0.1:${port}`)
+    const signal = `mediactl:jobs:${job.id}-${waiting.runAfter.getTime()}`
+    await until('its delayed signal in Redis', async () => (await probe.exists(signal)) === 1).finally(() =>
+      probe.disconnect(),
+    )
+    await stopRedis(server)
+    server = await startRedis(port)
+    const done = await until(
+      'the retry run',
+      async () => ((await cluster.get(job.id))?.state === 'succeeded' ? true : null),
+      20_000,
+    )
+    expect(done).toBe(true)
+    expect(attempts).toEqual([1, 2])
   })
 })
