@@ -272,8 +272,8 @@ export class Jobs {
       const full = now >= this.nextReconcile - REAP_EVERY_MS / 2
       await this.takeBackStranded(full)
       if (full) {
-        this.nextReconcile = now + this.settings.reconcileMs
         await this.reconcileNow()
+        this.nextReconcile = now + this.settings.reconcileMs
       }
       this.stats.looks += 1
       if (this.failing) this.log.info('the jobs module reaches the database again')
@@ -281,6 +281,9 @@ export class Jobs {
     } catch (error) {
       if (!this.failing) this.log.error({ err: error }, 'the jobs module cannot reach the database; it keeps trying')
       this.failing = true
+      // Once it answers, the full reconciliation at once: runs of processes that died meanwhile (a serve crashed
+      // during the outage) go back without waiting for their leases, and the signals missed are sent.
+      this.nextReconcile = 0
     }
   }
 
