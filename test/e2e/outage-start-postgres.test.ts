@@ -43,7 +43,8 @@ describe.skipIf(!canRunPostgres())('serve and worker started through a PostgreSQ
   }
 
   beforeAll(async () => {
-    pg = await startPostgres()
+    // Durable commits: a migration the primary saw committed must survive the immediate stop that follows.
+    pg = await startPostgres('mediactl', { durableCommits: true })
     dir = tempDir()
     writeFileSync(
       join(dir, 'mediactl.yaml'),

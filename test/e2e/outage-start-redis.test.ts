@@ -3,7 +3,8 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort, startRedis, stopRedis } from '../helpers/redis-server.js'
-import { type Running, type Server, cliJson, removeDir, tempDir } from './harness.js'
+import { waitFor } from '../helpers/wait.js'
+import { type Running, type Server, childrenOf, cliJson, removeDir, tempDir } from './harness.js'
 import { Appliance, JOB_SETTINGS, SEED, crash, seeded } from './outage-start.helpers.js'
 
 /**
@@ -75,6 +76,20 @@ describe('serve and worker started through a Redis outage (state-redis, queue-bu
       expect(worker!.child.exitCode).toBeNull()
     })
   }
+
+  it('an HTTP process killed (kill -9) while Redis is down starts again and serves once it is back', async () => {
+    const slug = await app.upload()
+    const [first] = childrenOf(server!.child.pid!)
+    await stopRedis(redis)
+    process.kill(first!, 'SIGKILL')
+    await waitFor(() => server!.stdout().includes('HTTP process exited; starting it again'), {
+      message: 'the primary seeing the exit',
+    })
+    redis = await startRedis(redisPort)
+    const back = Date.now()
+    await app.recovered(server!, back, slug, runningJobs)
+    expect(server!.child.exitCode).toBeNull()
+  })
 
   it('serve and worker started while Redis is down wait for it, answering /health, and serve once it starts 10 s later', async () => {
     const slug = await app.upload()

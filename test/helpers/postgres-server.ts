@@ -82,7 +82,14 @@ export interface OwnPostgres {
  * Unix socket in that folder, durability off (a test's data). As root, the server programs
  * run as the `postgres` OS user (they refuse root), which owns the folder.
  */
-export async function startPostgres(database = 'mediactl'): Promise<OwnPostgres> {
+export async function startPostgres(
+  database = 'mediactl',
+  /**
+   * Commits written before they are acknowledged (synchronous_commit on): an immediate stop then loses none, as on a
+   * real server. Off by default (a test's data), where a commit acknowledged just before a crash may be undone.
+   */
+  options: { durableCommits?: boolean } = {},
+): Promise<OwnPostgres> {
   const bin = postgresBinDir()
   if (!bin) throw new Error('no PostgreSQL server programs (initdb, pg_ctl) on this machine')
   const asRoot = process.getuid?.() === 0
@@ -176,7 +183,7 @@ export async function startPostgres(database = 'mediactl'): Promise<OwnPostgres>
         "listen_addresses = '127.0.0.1'",
         `unix_socket_directories = '${dir}'`,
         'fsync = off',
-        'synchronous_commit = off',
+        `synchronous_commit = ${options.durableCommits ? 'on' : 'off'}`,
         'full_page_writes = off',
         'max_connections = 50',
         '',
