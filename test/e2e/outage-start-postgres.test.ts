@@ -31,17 +31,6 @@ describe.skipIf(!canRunPostgres())('serve and worker started through a PostgreSQ
     }
   }
 
-  /**
-   * Uploads the video of a trial, on disk before the outage: the test's cluster commits without
-   * waiting for the disk (synchronous_commit off), which an immediate stop would undo.
-   */
-  const upload = async (): Promise<string> => {
-    const slug = await app.upload()
-    const client = await pg.client()
-    await client.query('checkpoint').finally(() => client.end())
-    return slug
-  }
-
   beforeAll(async () => {
     // Durable commits: a migration the primary saw committed must survive the immediate stop that follows.
     pg = await startPostgres('mediactl', { durableCommits: true })
@@ -70,7 +59,7 @@ describe.skipIf(!canRunPostgres())('serve and worker started through a PostgreSQ
 
   /** One trial: crash with a video queued, boot again, lose PostgreSQL when `moment` resolves, bring it back. */
   const trial = async (moment: (booting: Promise<Server>) => Promise<void>, migrate: boolean): Promise<void> => {
-    const slug = await upload()
+    const slug = await app.upload()
     await crash(server!)
     server = undefined
     // A migration to apply again: the primary's first step is then real work, which the outage may cut.
@@ -100,7 +89,7 @@ describe.skipIf(!canRunPostgres())('serve and worker started through a PostgreSQ
   })
 
   it('an HTTP process killed (kill -9) while PostgreSQL is down starts again and serves once it is back', async () => {
-    const slug = await upload()
+    const slug = await app.upload()
     const [first] = childrenOf(server!.child.pid!)
     await pg.stop('immediate')
     process.kill(first!, 'SIGKILL')
@@ -118,7 +107,7 @@ describe.skipIf(!canRunPostgres())('serve and worker started through a PostgreSQ
   })
 
   it('serve and worker started while PostgreSQL is down wait for it, answering /health, and serve once it starts 10 s later', async () => {
-    const slug = await upload()
+    const slug = await app.upload()
     await crash(server!)
     server = undefined
     await pg.stop('immediate')
