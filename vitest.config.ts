@@ -12,6 +12,18 @@ const shuffled = process.argv.some((arg) => arg.startsWith('--sequence.shuffle')
  */
 const OUTAGE_FILES = ['test/e2e/outage-start-*.test.ts']
 
+/**
+ * The `--exclude` patterns of the command line (.ci/run leaves the browser files out of the PostgreSQL and Node legs):
+ * a project's own `exclude` replaces them rather than adding to them, so each project adds them here.
+ */
+const cliExcludes = process.argv.flatMap((arg, i, args) =>
+  arg === '--exclude' && args[i + 1]
+    ? [args[i + 1]!]
+    : arg.startsWith('--exclude=')
+      ? [arg.slice('--exclude='.length)]
+      : [],
+)
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -33,12 +45,20 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...OUTAGE_FILES],
+          exclude: [...configDefaults.exclude, ...OUTAGE_FILES, ...cliExcludes],
           // The pages' scripts are served from their bundles (dist/browser/): built fresh for every run.
           globalSetup: ['test/helpers/browser-bundles.setup.ts'],
         },
       },
-      { extends: true, test: { name: 'outages', include: OUTAGE_FILES, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: {
+          name: 'outages',
+          include: OUTAGE_FILES,
+          exclude: [...configDefaults.exclude, ...cliExcludes],
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 })

@@ -55,6 +55,9 @@ const hostPage = (title: string, body: string): string =>
 
 describe.skipIf(!HAS_CHROMIUM)(
   HAS_CHROMIUM ? 'player in headless Chromium' : `player in headless Chromium: SKIPPED, ${CHROMIUM} is missing`,
+  // Bounds of failure only: in the repeated runs beside the Node legs (two cores, Chromium, ffmpeg and three test
+  // processes), a page load and a play took over the suite's 30 s.
+  { timeout: 90_000 },
   () => {
     let app: TestApp
     let pub: Published
@@ -98,14 +101,14 @@ describe.skipIf(!HAS_CHROMIUM)(
       })
       // A bound of failure only: an encoding and a Chromium start took over the suite's 60 s in the repeated runs,
       // beside the Node 22 and 24 legs on the same two cores.
-    }, 180_000)
+    }, 240_000)
 
     afterAll(async () => {
       await browser?.close()
       site?.server.closeAllConnections()
       await new Promise((resolve) => site?.server.close(resolve))
       await app?.close()
-    })
+    }, 120_000)
 
     /** A new page that records CSP complaints and script errors of every frame. */
     async function newPage(): Promise<Page> {

@@ -54,7 +54,9 @@ async function playerSlugs(app: TestApp, kind: 'player_theme' | 'player_behavior
 export async function publishVideo(app: TestApp): Promise<Published> {
   const admin = app.client
   const file = await uploadMedia(admin, await makeMedia('video', { seconds: 3 }), 'lecture.mp4')
-  const samples = await waitForStatus(admin, file)
+  // A bound of failure only: beside the Node legs in CI (two cores, three test processes, ffmpeg in each), this
+  // encoding took over a minute.
+  const samples = await waitForStatus(admin, file, ['finished', 'failed'], 150_000)
   expect(samples.at(-1)!.status, JSON.stringify(samples)).toBe('finished')
   const { body, headers } = multipartRequest([
     { name: 'language', value: 'fr' },
