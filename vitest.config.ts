@@ -13,6 +13,13 @@ const shuffled = process.argv.some((arg) => arg.startsWith('--sequence.shuffle')
 const OUTAGE_FILES = ['test/e2e/outage-start-*.test.ts']
 
 /**
+ * The end-to-end files: each test runs several `mediactl` processes, each a few seconds on two busy cores (Node start,
+ * plugins, the database). A project of their own gives them a bound that only catches a hang; set by the harness
+ * (`vi.setConfig`), it held only for the first such file of each worker, the modules being loaded once per worker.
+ */
+const E2E_FILES = ['test/e2e/**/*.test.ts']
+
+/**
  * The `--exclude` patterns of the command line (.ci/run leaves the browser files out of the PostgreSQL and Node legs):
  * a project's own `exclude` replaces them rather than adding to them, so each project adds them here.
  */
@@ -45,8 +52,18 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...OUTAGE_FILES, ...cliExcludes],
+          exclude: [...configDefaults.exclude, ...E2E_FILES, ...cliExcludes],
           // The pages' scripts are served from their bundles (dist/browser/): built fresh for every run.
+          globalSetup: ['test/helpers/browser-bundles.setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: E2E_FILES,
+          exclude: [...configDefaults.exclude, ...OUTAGE_FILES, ...cliExcludes],
+          testTimeout: 120_000,
           globalSetup: ['test/helpers/browser-bundles.setup.ts'],
         },
       },

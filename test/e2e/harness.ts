@@ -4,11 +4,6 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { vi } from 'vitest'
-
-// A test here runs several `mediactl` processes, each a few seconds on two busy cores (Node start, plugins, the
-// database): a bound of its own, generous, that only catches a hang, where the suite's 30 s made loaded runs flaky.
-vi.setConfig({ testTimeout: 120_000 })
 
 /** The repository root: bin/run.js runs the compiled dist/ (npm test builds it first). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
