@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Bundles the pages' browser scripts (npm run build, after tsc; also vitest's global setup, so the suite never
-// runs against stale bundles): each plugins/<plugin>/browser/<name>.browser.ts, with what it imports, becomes
+// runs against stale bundles): each plugins/<plugin>/browser/<name>.browser.ts (or .tsx), with what it imports, becomes
 // dist/browser/<name>.js, one classic script (an IIFE) that the plugin serves under a name or query carrying its
 // content hash (src/kernel/http/browser-script.ts reads it). Type-checked separately (tsconfig.browser.json):
 // esbuild only strips the types. hls.js's light build is copied there too (dist/browser/hls.js), and every script gets
@@ -15,7 +15,8 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const ENTRY = '.browser.ts'
+/** An entry's name ends so; `.tsx` for the pages written with Preact's JSX (esbuild compiles it: no other compiler). */
+const ENTRIES = ['.browser.ts', '.browser.tsx']
 export const OUT_DIR = join(ROOT, 'dist/browser')
 
 /**
@@ -33,8 +34,9 @@ export function browserEntries(root = ROOT) {
     const folder = join(plugins, plugin, 'browser')
     if (!existsSync(folder)) continue
     for (const file of readdirSync(folder).sort()) {
-      if (!file.endsWith(ENTRY)) continue
-      const name = basename(file, ENTRY)
+      const ending = ENTRIES.find((entry) => file.endsWith(entry))
+      if (!ending) continue
+      const name = basename(file, ending)
       if (name === 'hls') throw new Error(`dist/browser/hls.js is hls.js: rename ${relative(root, join(folder, file))}`)
       const twin = entries.find((entry) => entry.name === name)
       if (twin) {
@@ -95,6 +97,9 @@ export async function bundleBrowserScripts({ root = ROOT, outDir = OUT_DIR } = {
     platform: 'browser',
     target: TARGET,
     tsconfig: join(root, 'tsconfig.browser.json'),
+    // Preact's JSX, compiled by esbuild itself (tsconfig.browser.json says the same to the type checker).
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
     // Readable as served (no source maps are served); brotli or gzip take most of what minifying would.
     minify: false,
     charset: 'utf8',

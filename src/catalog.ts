@@ -1,8 +1,10 @@
 import { userCommands } from '../plugins/identity/user.commands.js'
 import { platformCommands } from '../plugins/platforms/platform.commands.js'
 import { webhookCommands } from '../plugins/webhooks/webhooks.commands.js'
-import type { Config, PluginCatalog, PluginCommand, PluginDefinition } from './kernel/index.js'
+import { consoleCommands } from '../plugins/console/console.commands.js'
+import type { Config, Kernel, PluginCatalog, PluginCommand, PluginDefinition } from './kernel/index.js'
 import type { InstallationAdmin, ensureInstallationAdmin } from '../plugins/identity/index.js'
+import type { PrintedSignInLink } from '../plugins/console/index.js'
 
 /** A plugin module: its default export is the definition. */
 type Loader = () => Promise<{ default: unknown }>
@@ -37,15 +39,20 @@ const LOADERS: Record<string, Loader> = {
   player: () => import('../plugins/player/index.js'),
   portal: () => import('../plugins/portal/index.js'),
   webhooks: () => import('../plugins/webhooks/index.js'),
+  console: () => import('../plugins/console/index.js'),
 }
 
 /**
  * What the operator tasks of src/app ask of particular plugins, which they reach through here only: the first
- * administrator of `mediactl init` (identity), the flavor names `mediactl doctor` shows (encoder-ffmpeg).
+ * administrator of `mediactl init` (identity) and its console sign-in link (console), the flavor names `mediactl doctor` shows (encoder-ffmpeg).
  */
 export const INSTALLATION = {
   async ensureAdmin(...args: Parameters<typeof ensureInstallationAdmin>): Promise<InstallationAdmin> {
     return (await import('../plugins/identity/index.js')).ensureInstallationAdmin(...args)
+  },
+  /** A sign-in link for the console (the first administrator's, printed by init), when the console is enabled. */
+  async signInLink(kernel: Kernel, username: string): Promise<PrintedSignInLink> {
+    return kernel.exposed((await import('../plugins/console/index.js')).SIGN_IN_LINKS).issue(username)
   },
   async flavors(config: Config): Promise<string> {
     return (await import('../plugins/encoder-ffmpeg/index.js')).flavorSummary(config['encoder-ffmpeg'])
@@ -70,4 +77,5 @@ export const CATALOG_COMMANDS: Readonly<Record<string, readonly PluginCommand[]>
   platforms: platformCommands as readonly PluginCommand[],
   identity: userCommands as readonly PluginCommand[],
   webhooks: webhookCommands as readonly PluginCommand[],
+  console: consoleCommands as readonly PluginCommand[],
 }

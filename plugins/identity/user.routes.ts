@@ -3,8 +3,9 @@ import { platformFromPath } from '../platforms/index.js'
 import { PRIVILEGED_FIELDS, readUserFields } from './user.fields.js'
 import { currentProfile, requireHeld, visibleUser } from './identity.lookup.js'
 import { type ProfileGrant, userQueries } from './user.queries.js'
-import { createUser, deleteUser, updateUser, userView } from './user.service.js'
-import { userInfoXml, userListXml } from './user.xml.js'
+import { UserEntity } from './user.entity.js'
+import { createUser, deleteUser, rotateApiKey, updateUser, userView } from './user.service.js'
+import { apiKeyXml, userInfoXml, userListXml } from './user.xml.js'
 import type { IdentityDeps } from './identity.deps.js'
 
 /** The `profile` field resolved on the user's platform (412 when unknown or of another platform). */
@@ -105,6 +106,24 @@ export function userRoutes(r: Router, deps: IdentityDeps): void {
     {
       permission:
         "oneself for personal fields (names, e-mail, password, contact details, country, language); otherwise profile user.edit on the user's platform; username, profile, is_active: user.edit; the user's profile and the one given may grant only flags the caller holds",
+    },
+  )
+
+  // An extension of the contract (docs/decisions/0258): the console's "new API key", and operators' scripts.
+  r.post(
+    '/user/:username/api_key',
+    async (c) => {
+      const target = await visibleUser(c, 'user.edit', { self: true })
+      if (target.id !== c.principal.id) {
+        requireHeld(c, (await currentProfile(c, target)).permissions, `The profile of "${target.username}"`)
+      }
+      const user = await c.em.findOneOrFail(UserEntity, { id: target.id })
+      const apiKey = await rotateApiKey(c.em, user, realm)
+      return reply.xml(201, apiKeyXml(c.links, user.username, apiKey), { 'Cache-Control': 'no-store' })
+    },
+    {
+      permission:
+        "oneself; otherwise profile user.edit on the user's platform, on a user whose profile grants only flags the caller holds",
     },
   )
 

@@ -49,3 +49,11 @@ export function userListXml(links: LinkBuilder, platformSlug: string, items: Use
 export function redirectionXml(url: string): XmlNode {
   return xml.el('redirection', undefined, [xml.str('url', url)])
 }
+
+/** A new API key, shown this once (`POST /user/<username>/api_key`): the user's link, username and key. */
+export function apiKeyXml(links: LinkBuilder, username: string, apiKey: string): XmlNode {
+  return xml.el('api_key', { href: links.url('user', username) }, [
+    xml.str('username', username),
+    xml.str('key', apiKey),
+  ])
+}

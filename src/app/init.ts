@@ -37,7 +37,7 @@ export interface InitResult {
   url: string
   publicKeyFile: string
   /** The first administrator, when created by this run. */
-  admin?: { username: string; apiKey: string; platform: string }
+  admin?: { username: string; apiKey: string; platform: string; signInLink?: { url: string; expiresAt: string } }
 }
 
 /**
@@ -98,6 +98,11 @@ export async function initInstance(options: InitOptions): Promise<InitResult> {
     if (made.madePlatform) step(`created the platform "${made.madePlatform.name}" (${made.madePlatform.slug})`)
     if (made.admin) step(`created the installation administrator "${made.admin.username}"`)
     const admin: InitResult['admin'] = made.admin
+    // With the console, the administrator also gets a one-time link where they choose a password.
+    if (admin && kernel.plugins.some((plugin) => plugin.name === 'console')) {
+      const link = await INSTALLATION.signInLink(kernel, admin.username)
+      admin.signInLink = { url: link.url, expiresAt: link.expires_at }
+    }
     return {
       changed: steps.length > 0,
       steps,

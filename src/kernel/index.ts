@@ -78,6 +78,8 @@ export {
   type Seeder,
 } from './plugin.js'
 export type { CredentialsPort, DigestCredentials, Principal } from './ports/credentials.port.js'
+export { SESSION_CSRF_HEADER, type SessionGrant, type SessionsPort } from './ports/sessions.port.js'
+export { cookieValue } from './http/session-auth.js'
 export { NONCE_COUNT_WINDOW, type NonceCounterPort } from './ports/nonce-counter.port.js'
 export { RESUMABLE_UPLOAD_ID, type ResumableUploadsPort } from './ports/resumable-uploads.port.js'
 export { checkResumableUploadId, finishedUpload, resumableUploadError } from './ports/resumable-uploads.checks.js'

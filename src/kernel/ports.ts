@@ -8,6 +8,7 @@ import type { EncoderPort } from './ports/encoder.port.js'
 import type { LocksPort } from './ports/locks.port.js'
 import type { NonceCounterPort } from './ports/nonce-counter.port.js'
 import type { QueuePort } from './ports/queue.port.js'
+import type { SessionsPort } from './ports/sessions.port.js'
 import type { ResumableUploadsPort } from './ports/resumable-uploads.port.js'
 import type { StoragePort } from './ports/storage.port.js'
 
@@ -16,6 +17,8 @@ export interface KernelPorts {
   credentials: CredentialsPort
   /** Nonce counts for replay protection: the kernel's (`state: database` or `memory`) unless state-redis provides them. */
   nonceCounter: NonceCounterPort
+  /** Browser sessions (console plugin); optional: without it the API knows only Digest. */
+  sessions: SessionsPort
   /** Role flags from accesses, for the authorization service (identity plugin). */
   accessGrants: AccessGrantsPort
   /** Where file bytes live (storage-fs, storage-s3). */

@@ -19,6 +19,7 @@ interface InitJson {
   public_key: string
   username?: string
   api_key?: string
+  sign_in_link?: string
   platform?: string
 }
 
@@ -64,6 +65,7 @@ describe('mediactl init on an empty directory', () => {
       username: 'alice',
       api_key: expect.stringMatching(/^[A-Za-z0-9]{40}$/),
       platform: 'default',
+      sign_in_link: expect.stringMatching(/^http:\/\/localhost:8080\/console\/link\/[A-Za-z0-9]{43}$/),
     })
   })
 
@@ -91,6 +93,9 @@ describe('mediactl init on an empty directory', () => {
     expect(key).toBeDefined()
     expect(result.stdout).toContain('Installation administrator: root\n')
     expect(result.stdout).toContain('URL: http://localhost:8080\n')
+    expect(result.stdout).toMatch(
+      /^Console sign-in link \(once, until [^)]+\): http:\/\/localhost:8080\/console\/link\/[A-Za-z0-9]{43}$/m,
+    )
     expect(result.stdout).toContain(`Try: curl --digest -u 'root:${key}' http://localhost:8080/\n`)
     expect(result.stdout.split(key!)).toHaveLength(3) // the key line and the curl line, nowhere else
     expect(result.stderr).toContain('  generated the server secret\n')
@@ -179,7 +184,7 @@ describe('mediactl doctor on a healthy instance', () => {
     ])
     expect(result.stdout).toContain(`sqlite at ${join(dir, 'data', 'mediactl.sqlite')}`)
     expect(result.stdout).toMatch(/✓ migrations +schema up to date \(\d+ migrations applied\)/)
-    expect(result.stdout).toMatch(/✓ config +valid; 21 plugins \(queue inline, storage fs, state database\)/)
+    expect(result.stdout).toMatch(/✓ config +valid; 22 plugins \(queue inline, storage fs, state database\)/)
     expect(result.stdout).toContain(`Node.js ${process.versions.node}`)
     expect(result.stdout).toMatch(/✓ ffmpeg +ffmpeg version \S+ \((PATH|FFMPEG_PATH|bundled npm copy): /)
     // The flavor names clients will see.
@@ -325,6 +330,51 @@ describe('mediactl user key', () => {
   it('refuses an unknown user with exit code 1', async () => {
     const result = await cli(['user', 'key', 'ghost'], opts())
     expect(result).toMatchObject({ code: 1, stdout: '', stderr: 'mediactl: no user "ghost"\n' })
+  })
+})
+
+describe('console sign-in links', () => {
+  /** Uses a printed link against the running server: the password chosen, the console's session cookie. */
+  async function useLink(link: string): Promise<{ status: number; cookie?: string }> {
+    const path = new URL(link).pathname
+    const password = 'a password long enough'
+    const res = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      body: new URLSearchParams({ password, confirm: password }),
+      redirect: 'manual',
+    })
+    return { status: res.status, cookie: res.headers.get('set-cookie')?.split(';')[0] }
+  }
+
+  it("init's link signs the administrator in once", async () => {
+    const used = await useLink(init.sign_in_link!)
+    expect(used.status).toBe(303)
+    expect(used.cookie).toMatch(/^mediactl_session=[A-Za-z0-9]{43}$/)
+    const page = await fetch(`${server.url}/console`, { headers: { cookie: used.cookie! }, redirect: 'manual' })
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('Signed in as alice')
+    expect((await useLink(init.sign_in_link!)).status).toBe(410)
+  })
+
+  it('mediactl user sign-in-link prints a new link, as text or JSON; an unknown user exits 1', async () => {
+    const json = await cliJson(['user', 'sign-in-link', 'alice'], opts())
+    expect(json).toEqual({
+      username: 'alice',
+      url: expect.stringMatching(/^http:\/\/localhost:8080\/console\/link\/[A-Za-z0-9]{43}$/),
+      expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    })
+    expect(Date.parse(json.expires_at as string) - Date.now()).toBeGreaterThan(23 * 3600 * 1000)
+    expect((await useLink(json.url as string)).status).toBe(303)
+
+    const plain = await cli(['user', 'sign-in-link', 'alice'], opts())
+    expect(plain.code).toBe(0)
+    expect(plain.stdout).toMatch(
+      /^Sign-in link for alice \(once, until [^)]+\): http:\/\/localhost:8080\/console\/link\/[A-Za-z0-9]{43}\n$/,
+    )
+
+    const ghost = await cli(['user', 'sign-in-link', 'ghost'], opts())
+    expect(ghost).toMatchObject({ code: 1, stdout: '' })
+    expect(ghost.stderr).toContain('no user "ghost"')
   })
 })
 

@@ -56,6 +56,9 @@ describe('mediactl purge', () => {
         'expired recorder codes': 0,
         'expired player view sessions': 0,
         'webhook events': 0,
+        'ended console sessions': 0,
+        'expired sign-in links': 0,
+        'old failed sign-ins': 0,
       },
     })
     expect(await withKernel((kernel) => kernel.services.ports.get('storage').stat(KEY))).toBeNull()
@@ -66,7 +69,7 @@ describe('mediactl purge', () => {
     const result = await cli(['purge'], opts())
     expect(result.code).toBe(0)
     expect(result.stdout).toBe(
-      'Removed:\n  temporary files of interrupted writes: 0\n  pending uploads: 0\n  expired resumable uploads: 0\n  stored objects of deleted files: 0\n  expired recorder codes: 0\n  expired player view sessions: 0\n  webhook events: 0\n',
+      'Removed:\n  temporary files of interrupted writes: 0\n  ended console sessions: 0\n  expired sign-in links: 0\n  old failed sign-ins: 0\n  pending uploads: 0\n  expired resumable uploads: 0\n  stored objects of deleted files: 0\n  expired recorder codes: 0\n  expired player view sessions: 0\n  webhook events: 0\n',
     )
   })
 })

@@ -61,6 +61,8 @@ Without the --admin-* flags, init asks for them when run in a terminal.`
     if (result.admin) {
       this.log(`\nInstallation administrator: ${result.admin.username}`)
       this.log(`API key (shown once, keep it): ${result.admin.apiKey}`)
+      const link = result.admin.signInLink
+      if (link) this.log(`Console sign-in link (once, until ${link.expiresAt}): ${link.url}`)
       this.log(`URL: ${result.url}`)
       this.log(`Try: ${curlExample(result.admin.username, result.admin.apiKey, result.url)}`)
     }
@@ -72,7 +74,12 @@ Without the --admin-* flags, init asks for them when run in a terminal.`
       url: result.url,
       public_key: result.publicKeyFile,
       ...(result.admin
-        ? { username: result.admin.username, api_key: result.admin.apiKey, platform: result.admin.platform }
+        ? {
+            username: result.admin.username,
+            api_key: result.admin.apiKey,
+            platform: result.admin.platform,
+            ...(result.admin.signInLink ? { sign_in_link: result.admin.signInLink.url } : {}),
+          }
         : {}),
     }
   }

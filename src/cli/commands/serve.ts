@@ -118,6 +118,8 @@ With --processes N (or http.processes), N processes share the port; on PostgreSQ
     if (admin) {
       this.log(`Installation administrator: ${admin.username}`)
       this.log(`API key (shown once, keep it): ${admin.apiKey}`)
+      if (admin.signInLink)
+        this.log(`Console sign-in link (once, until ${admin.signInLink.expiresAt}): ${admin.signInLink.url}`)
       this.log(`Try: ${curlExample(admin.username, admin.apiKey, publicUrl)}`)
     }
     const many = processes > 1 ? ` with ${processes} processes` : ''
@@ -129,6 +131,7 @@ With --processes N (or http.processes), N processes share the port; on PostgreSQ
           public_url: publicUrl,
           ...(processes > 1 ? { processes } : {}),
           ...(admin ? { username: admin.username, api_key: admin.apiKey } : {}),
+          ...(admin?.signInLink ? { sign_in_link: admin.signInLink.url } : {}),
         }) + '\n',
       )
     }

@@ -11,6 +11,7 @@ import { HttpError, internalError, notFound } from './errors.js'
 import { XML_CONTENT_TYPE, accepts, acceptsXml } from './negotiate.js'
 import { errorPage } from './page.js'
 import { type Reply, reply } from './reply.js'
+import { SessionRefusal } from './session-auth.js'
 import { type Authenticator, HTML_PRODUCES, RouteRequest, authenticateFor } from './route-request.js'
 import type { RouteTable } from './router.js'
 import { type TimestampDialect, type XmlNode, renderXml, xml } from './xml.js'
@@ -260,6 +261,7 @@ export function createRequestListener(options: HttpAppOptions): (req: IncomingMe
         answer.status === 401 &&
         state.user === undefined &&
         produces !== HTML_PRODUCES &&
+        !(known instanceof SessionRefusal) &&
         !answer.headers['WWW-Authenticate'] &&
         options.auth.challenge
       ) {

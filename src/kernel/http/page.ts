@@ -47,6 +47,8 @@ export interface PageOptions {
    * `X-Frame-Options`. Otherwise only pages of this site may (clickjacking).
    */
   embeddable?: boolean
+  /** No page may frame it, not even of this site (`frame-ancestors 'none'`): pages holding sign-in and account forms. */
+  unframeable?: boolean
   /** Content-Security-Policy directives replacing the defaults (`media-src`, `connect-src`, ...). */
   csp?: Record<string, string>
   /** `Cache-Control` (default `no-store`: pages may carry tokens or per-user content). */
@@ -76,14 +78,14 @@ export function pageHeaders(options: PageOptions = {}): Record<string, string> {
   const directives = {
     ...DEFAULT_CSP,
     ...options.csp,
-    'frame-ancestors': options.embeddable ? '*' : "'self'",
+    'frame-ancestors': options.embeddable ? '*' : options.unframeable ? "'none'" : "'self'",
   }
   return {
     'Content-Type': HTML_TYPE,
     'Content-Security-Policy': Object.entries(directives)
       .map(([name, value]) => `${name} ${value}`)
       .join('; '),
-    ...(options.embeddable ? {} : { 'X-Frame-Options': 'SAMEORIGIN' }),
+    ...(options.embeddable ? {} : { 'X-Frame-Options': options.unframeable ? 'DENY' : 'SAMEORIGIN' }),
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'strict-origin-when-cross-origin',
     'Cache-Control': options.cache ?? 'no-store',

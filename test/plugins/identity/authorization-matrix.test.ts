@@ -7,6 +7,8 @@ import { PlayerAssets } from '../../../plugins/player/player-assets.js'
 import { ResourceEntity } from '../../../plugins/resources/index.js'
 import { PORTAL_STYLE_FILE } from '../../../plugins/portal/index.js'
 import { peekRecorderCode, recorderScript } from '../../../plugins/recorder/index.js'
+import { consoleScript } from '../../../plugins/console/console-page.routes.js'
+import { UserEntity } from '../../../plugins/identity/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { type DigestClient, type Response, rawRequest } from '../../helpers/digest-client.js'
 import { multipartRequest } from '../../helpers/multipart.js'
@@ -296,6 +298,22 @@ const ROWS: Row[] = [
       }
     },
     expect: allowed(200, 403),
+  },
+  {
+    method: 'POST',
+    route: '/user/:username/api_key',
+    withRight: { profile: [PV, 'user.view', 'user.edit'] },
+    without: { profile: [PV, 'user.view'] },
+    setup: async () => {
+      const username = await freshUser()
+      const { ha1 } = await w.em().findOneOrFail(UserEntity, { username })
+      return {
+        path: `/user/${username}/api_key`,
+        applied: async () => !(await w.exists('user', { username, ha1 })),
+        check: (res) => expect(text(parseXml(res.body).api_key.key)).toMatch(/^[A-Za-z0-9]{40}$/),
+      }
+    },
+    expect: allowed(201, 403),
   },
   {
     method: 'DELETE',
@@ -1040,6 +1058,7 @@ const ROWS: Row[] = [
   ...widgetRows(),
   ...recorderRows(),
   ...recorderPageRows(),
+  ...consoleRows(),
   ...feedRows(),
   ...portalRows(),
   ...playerPageRows(),
@@ -2027,6 +2046,49 @@ function recorderPageRows(): Row[] {
 }
 
 /**
+ * The console's pages (docs/console.md): public routes, the session cookie their credential; the matrix's callers
+ * send none, so each answers as to someone signed out, whoever the Digest credentials name.
+ */
+function consoleRows(): Row[] {
+  const row = (method: Row['method'], route: string, status: number, setup: () => Promise<Target>, variant?: string) =>
+    publicRow({ method, route, status, setup, variant })
+  const unknownLink = `/console/link/${'N0such0link'.padEnd(43, '0')}`
+  return [
+    row('GET', '/console', 303, async () => ({
+      path: '/console',
+      check: (res) => expect(res.headers.location).toBe(`${app.url}/console/sign-in`),
+    })),
+    row('GET', '/console/sign-in', 200, async () => ({ path: '/console/sign-in' })),
+    row('POST', '/console/sign-in', 400, async () => ({ path: '/console/sign-in', form: { username: 'x' } })),
+    row('POST', '/console/sign-out', 303, async () => ({ path: '/console/sign-out', form: { csrf: 'x' } })),
+    row('POST', '/console/sign-out-everywhere', 303, async () => ({
+      path: '/console/sign-out-everywhere',
+      form: { csrf: 'x' },
+    })),
+    row('GET', '/console/link/:token', 404, async () => ({ path: unknownLink })),
+    row('POST', '/console/link/:token', 404, async () => ({
+      path: unknownLink,
+      form: { password: 'long enough password', confirm: 'long enough password' },
+    })),
+    row('GET', '/console/language', 303, async () => ({ path: '/console/language?to=fr&back=/console' })),
+    row(
+      'GET',
+      '/console/assets/:file',
+      200,
+      async () => ({ path: `/console/assets/${consoleScript().file}` }),
+      'the current script',
+    ),
+    row(
+      'GET',
+      '/console/assets/:file',
+      404,
+      async () => ({ path: '/console/assets/console-0000000000000000.js' }),
+      'any other name',
+    ),
+  ]
+}
+
+/**
  * RSS feeds: public (feed readers cannot do Digest), only of an online syndication channel,
  * listing the visible resources of visible streams; one 404 for every other channel.
  */
@@ -2408,7 +2470,13 @@ describe('authorization matrix', () => {
       new Set(ROWS.filter((row) => !row.token && ok(row.anonymous ?? 401)).map((row) => `${row.method} ${row.route}`))
     expect([...answering((status) => status !== 401)].sort()).toEqual([...publics].sort())
     const succeeding = answering((status) => status < 400)
-    expect(publics.filter((route) => !succeeding.has(route))).toEqual(['GET /portal/:media/*'])
+    // And the console's forms, which someone signed out may only get refused (a missing field, an unknown link).
+    expect(publics.filter((route) => !succeeding.has(route))).toEqual([
+      'POST /console/sign-in',
+      'GET /console/link/:token',
+      'POST /console/link/:token',
+      'GET /portal/:media/*',
+    ])
   })
 
   for (const row of ROWS) {

@@ -1,0 +1,140 @@
+import { useSignal } from '@preact/signals'
+import { useEffect } from 'preact/hooks'
+import { ApiError, type Session, childText, getXml, pathOf } from './api.js'
+import { ApiKeyCard } from './api-key.js'
+import { bytes } from './format.js'
+import { type Language, type MessageKey, message } from './messages/index.js'
+
+type Load<T> = { state: 'loading' } | { state: 'error'; reason: string } | { state: 'ready'; value: T }
+
+interface Platform {
+  name: string
+  maxUsers: number
+  maxSpace: number
+  users: number
+  space: number
+}
+
+interface Overview {
+  /** Null when the user may not view their platform (the API answers 403): the card is not offered. */
+  platform: Platform | null
+  media: string[]
+}
+
+async function loadOverview(session: Session): Promise<Overview> {
+  const user = await getXml(session, `/user/${encodeURIComponent(session.username)}`)
+  const platformLink = user.getElementsByTagName('platform')[0]?.getAttribute('href')
+  let platform: Platform | null = null
+  if (platformLink) {
+    try {
+      const doc = await getXml(session, pathOf(session, platformLink))
+      const number = (name: string) => Number(childText(doc, name) || 0)
+      platform = {
+        name: childText(doc, 'name'),
+        maxUsers: number('max_users'),
+        maxSpace: number('max_space'),
+        users: number('created_users'),
+        space: number('used_space'),
+      }
+    } catch (error) {
+      if (!(error instanceof ApiError && (error.status === 403 || error.status === 404))) throw error
+    }
+  }
+  const services = await getXml(session, '/')
+  const media = Array.from(services.getElementsByTagName('media')).map((element) =>
+    decodeURIComponent(pathOf(session, element.getAttribute('href') || '').replace(/^\/media\//, '')),
+  )
+  return { platform, media }
+}
+
+/**
+ * One quota: its heading, how much is used against the limit (`<kind>.used`, or `<kind>.unlimited` when the limit
+ * is 0), and a meter when there is a limit.
+ */
+function Usage(props: {
+  language: Language
+  kind: 'dashboard.storage' | 'dashboard.users'
+  used: number
+  max: number
+  format: (value: number) => string
+}) {
+  const { language, kind, used, max, format } = props
+  const label = message(language, kind)
+  const text =
+    max > 0
+      ? message(language, `${kind}.used`, { used: format(used), max: format(max) })
+      : message(language, `${kind}.unlimited`, { used: format(used) })
+  return (
+    <div>
+      <h3>{label}</h3>
+      <p>{text}</p>
+      {max > 0 ? <meter aria-label={label} min={0} max={max} value={used} /> : null}
+    </div>
+  )
+}
+
+/** The dashboard: the platform's usage against its quotas, and the media sites the user sees. */
+export function Dashboard(props: { session: Session; language: Language }) {
+  const { session, language } = props
+  const t = (key: MessageKey, values?: Record<string, string | number>) => message(language, key, values)
+  const load = useSignal<Load<Overview>>({ state: 'loading' })
+  const attempt = useSignal(0)
+  useEffect(() => {
+    load.value = { state: 'loading' }
+    loadOverview(session).then(
+      (value) => (load.value = { state: 'ready', value }),
+      (error: unknown) =>
+        (load.value = { state: 'error', reason: error instanceof Error ? error.message : String(error) }),
+    )
+  }, [attempt.value])
+
+  const current = load.value
+  if (current.state === 'loading') return <p role="status">{t('state.loading')}</p>
+  if (current.state === 'error') {
+    return (
+      <div role="alert">
+        <p>{t('state.error', { reason: current.reason })}</p>
+        <button type="button" onClick={() => attempt.value++}>
+          {t('state.retry')}
+        </button>
+      </div>
+    )
+  }
+  const { platform, media } = current.value
+  return (
+    <div class="grid">
+      {platform ? (
+        <section class="card" aria-labelledby="platform-heading">
+          <h2 id="platform-heading">{t('dashboard.platform', { name: platform.name })}</h2>
+          <Usage
+            language={language}
+            kind="dashboard.storage"
+            used={platform.space}
+            max={platform.maxSpace}
+            format={(value) => bytes(value, language)}
+          />
+          <Usage
+            language={language}
+            kind="dashboard.users"
+            used={platform.users}
+            max={platform.maxUsers}
+            format={String}
+          />
+        </section>
+      ) : null}
+      <section class="card" aria-labelledby="media-heading">
+        <h2 id="media-heading">{t('dashboard.media')}</h2>
+        {media.length === 0 ? (
+          <p>{t('dashboard.media.empty')}</p>
+        ) : (
+          <ul>
+            {media.map((slug) => (
+              <li key={slug}>{slug}</li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <ApiKeyCard session={session} language={language} />
+    </div>
+  )
+}

@@ -1,0 +1,72 @@
+import {
+  type BrowserScript,
+  type HttpContext,
+  type Reply,
+  type Router,
+  browserScript,
+  browserScriptReply,
+  cookieValue,
+  notFound,
+  reply,
+} from '../../src/kernel/index.js'
+import { languageCookie, pageLanguage } from './console-cookies.js'
+import type { ConsoleDeps } from './console.deps.js'
+import { shellPage } from './console.pages.js'
+import { isLanguage } from './browser/messages/index.js'
+import { liveSession } from './sessions.service.js'
+import { CONSOLE_PAGE_OPTIONS, seeOther } from './sign-in.routes.js'
+
+/** The application's script (plugins/console/browser/console.browser.tsx as built). */
+export const consoleScript = (): BrowserScript => browserScript('console')
+
+/** `GET /console`: the signed-in console, or the way to the sign-in page. */
+async function consolePage(c: HttpContext, deps: ConsoleDeps, script: BrowserScript): Promise<Reply> {
+  const id = cookieValue(c.req, deps.cookieName)
+  const session = id ? await liveSession(c.em, id, deps.config) : undefined
+  if (!session) return seeOther(c, '/console/sign-in')
+  const page = shellPage({
+    language: pageLanguage(c),
+    base: c.links.base,
+    username: session.username,
+    csrf: session.csrf,
+    script: `${c.links.base}/console/assets/${script.file}`,
+  })
+  return reply.page(200, page, CONSOLE_PAGE_OPTIONS)
+}
+
+/**
+ * `GET /console/language?to=fr&back=/console`: keeps the choice in a cookie and goes back. `back` is a console
+ * address only: the switch never sends anyone to another site.
+ */
+function switchLanguage(c: HttpContext, deps: ConsoleDeps): Reply {
+  const query = c.query()
+  const to = query.to
+  const back = typeof query.back === 'string' && /^\/console(?:[/?#]|$)/.test(query.back) ? query.back : '/console'
+  if (!isLanguage(to)) return seeOther(c, back)
+  return seeOther(c, back, languageCookie(to, deps.secure))
+}
+
+function asset(c: HttpContext, script: BrowserScript): Reply {
+  if (c.param('file') !== script.file) throw notFound('No such console asset.')
+  return browserScriptReply(c, script)
+}
+
+/** The console's page, its language switch and its script. */
+export function consolePageRoutes(r: Router, deps: ConsoleDeps): void {
+  const script = consoleScript()
+  r.get('/console', (c) => consolePage(c, deps, script), {
+    public: true,
+    produces: 'text/html',
+    permission: 'public: the session cookie decides (signed out: 303 to the sign-in page)',
+  })
+  r.get('/console/language', (c) => switchLanguage(c, deps), {
+    public: true,
+    produces: 'text/html',
+    permission: 'public: sets the language cookie of the console pages',
+  })
+  r.get('/console/assets/:file', (c) => asset(c, script), {
+    public: true,
+    produces: 'text/javascript',
+    permission: 'public: the static script of the console (no data)',
+  })
+}

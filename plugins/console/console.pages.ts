@@ -1,0 +1,169 @@
+import { SafeHtml, html } from '../../src/kernel/index.js'
+import { type Language, type MessageKey, message } from './browser/messages/index.js'
+
+/** Fewest characters of a password chosen in the console (docs/console.md says why 12). */
+export const MIN_PASSWORD = 12
+/** Most characters of a password: the users' field limit (docs/api/identity.md). */
+export const MAX_PASSWORD = 128
+
+/**
+ * The console's look, shared by its server-rendered pages and the application: system fonts, contrast above
+ * WCAG AA (4.5:1) in both schemes, a visible focus ring, nothing wider than the screen down to 320 px.
+ */
+const STYLE = `
+:root{color-scheme:light dark;--bg:#f6f7f9;--fg:#1b1f24;--muted:#4d5560;--card:#fff;--line:#c9ced6;--accent:#0b57d0;--on-accent:#fff;--bad:#a61b1b;--ok:#136c2e}
+@media (prefers-color-scheme:dark){:root{--bg:#15181c;--fg:#eef0f3;--muted:#b7bec8;--card:#1f2328;--line:#4a515b;--accent:#8ab4f8;--on-accent:#10161f;--bad:#ffb4ab;--ok:#8fd6a0}}
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;background:var(--bg);color:var(--fg);overflow-wrap:anywhere}
+a{color:var(--accent)}
+:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+.skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:var(--card);padding:8px;z-index:9}
+header.bar{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;justify-content:space-between;padding:8px 16px;background:var(--card);border-bottom:1px solid var(--line)}
+header.bar .brand{font-weight:600;margin:0;font-size:1.1rem}
+header.bar form{display:inline}
+nav ul{list-style:none;display:flex;flex-wrap:wrap;gap:4px 16px;margin:0;padding:0}
+main{max-width:64rem;margin:0 auto;padding:16px}
+.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:16px;margin:0 0 16px}
+.narrow{max-width:26rem;margin:8vh auto 0}
+h1{font-size:1.5rem;margin:0 0 12px}h2{font-size:1.15rem;margin:0 0 8px}
+label{display:block;font-weight:600;margin:12px 0 4px}
+input[type=text],input[type=password]{width:100%;font:inherit;padding:8px;border:1px solid var(--muted);border-radius:6px;background:var(--bg);color:var(--fg)}
+button,.button{font:inherit;padding:8px 14px;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:var(--on-accent);cursor:pointer;text-decoration:none;display:inline-block}
+button.quiet{background:transparent;color:var(--accent)}
+.actions{margin-top:16px;display:flex;flex-wrap:wrap;gap:8px}
+.hint{color:var(--muted);font-size:.9rem;margin:4px 0 0}
+.problem{color:var(--bad);font-weight:600}
+.notice{color:var(--ok);font-weight:600}
+.grid{display:grid;gap:16px;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr))}
+meter{width:100%;height:1rem}
+`
+
+export interface PageShell {
+  language: Language
+  title: string
+  body: SafeHtml
+  /** The application's script and the session's data for it: only on the signed-in console. */
+  app?: { script: string; csrf: string; username: string; base: string }
+}
+
+/** A whole console page: the document, its language, the shared look, the application's script where there is one. */
+export function consoleDocument({ language, title, body, app }: PageShell): string {
+  const t = (key: MessageKey) => message(language, key)
+  return html`<!doctype html>
+<html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<link rel="icon" href="data:,"><title>${title} · ${t('app.name')}</title>
+${app ? html`<meta name="mediactl-csrf" content="${app.csrf}"><meta name="mediactl-user" content="${app.username}"><meta name="mediactl-base" content="${app.base}">` : ''}
+<style>${new SafeHtml(STYLE)}</style>
+${app ? html`<script src="${app.script}" defer></script>` : ''}
+</head><body>${body}</body></html>`.markup
+}
+
+/** The language switch: a link to the same page in the other language (the choice is kept in a cookie). */
+export function languageSwitch(language: Language, base: string, back: string): SafeHtml {
+  const other: Language = language === 'en' ? 'fr' : 'en'
+  const href = `${base}/console/language?to=${other}&back=${encodeURIComponent(back)}`
+  return html`<a href="${href}" lang="${other}" hreflang="${other}" aria-label="${message(language, 'language.switch.label')}">${message(language, 'language.switch')}</a>`
+}
+
+export interface SignInView {
+  language: Language
+  base: string
+  username?: string
+  problem?: string
+  notice?: string
+}
+
+/** The sign-in form; works without the application's script (a plain form post). */
+export function signInPage({ language, base, username, problem, notice }: SignInView): string {
+  const t = (key: MessageKey) => message(language, key)
+  const body = html`<main id="content" class="narrow">
+<div class="card">
+<h1>${t('sign_in.title')}</h1>
+${problem ? html`<p class="problem" role="alert" id="sign-in-problem">${problem}</p>` : ''}
+${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
+<form method="post" action="${base}/console/sign-in">
+<label for="username">${t('sign_in.username')}</label>
+<input type="text" id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required maxlength="128" value="${username ?? ''}"${problem ? html` aria-describedby="sign-in-problem"` : ''}>
+<label for="password">${t('sign_in.password')}</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required maxlength="${MAX_PASSWORD}">
+<div class="actions"><button type="submit">${t('sign_in.submit')}</button></div>
+</form>
+<p class="hint">${t('sign_in.no_password')}</p>
+</div>
+<p>${languageSwitch(language, base, '/console/sign-in')}</p>
+</main>`
+  return consoleDocument({ language, title: t('sign_in.title'), body })
+}
+
+export interface LinkView {
+  language: Language
+  base: string
+  token: string
+  username: string
+  problem?: string
+}
+
+/** Where the holder of a sign-in link chooses a password. */
+export function linkPage({ language, base, token, username, problem }: LinkView): string {
+  const t = (key: MessageKey, values?: Record<string, string | number>) => message(language, key, values)
+  const action = `${base}/console/link/${encodeURIComponent(token)}`
+  const body = html`<main id="content" class="narrow">
+<div class="card">
+<h1>${t('link.title')}</h1>
+<p>${t('link.intro', { name: username })}</p>
+${problem ? html`<p class="problem" role="alert" id="link-problem">${problem}</p>` : ''}
+<form method="post" action="${action}">
+<input type="text" name="username" autocomplete="username" value="${username}" hidden readonly>
+<label for="password">${t('link.password')}</label>
+<input type="password" id="password" name="password" autocomplete="new-password" required minlength="${MIN_PASSWORD}" maxlength="${MAX_PASSWORD}" aria-describedby="password-hint${problem ? ' link-problem' : ''}">
+<p class="hint" id="password-hint">${t('link.password.hint', { min: MIN_PASSWORD })}</p>
+<label for="confirm">${t('link.confirm')}</label>
+<input type="password" id="confirm" name="confirm" autocomplete="new-password" required minlength="${MIN_PASSWORD}" maxlength="${MAX_PASSWORD}">
+<div class="actions"><button type="submit">${t('link.submit')}</button></div>
+</form>
+</div>
+<p>${languageSwitch(language, base, `/console/link/${encodeURIComponent(token)}`)}</p>
+</main>`
+  return consoleDocument({ language, title: t('link.title'), body })
+}
+
+/** A link that cannot be used: why, and the way to the sign-in page. */
+export function linkRefusedPage(language: Language, base: string, problem: 'unknown' | 'used' | 'expired'): string {
+  const t = (key: MessageKey) => message(language, key)
+  const body = html`<main id="content" class="narrow"><div class="card">
+<h1>${t('link.title')}</h1>
+<p class="problem" role="alert">${t(`link.${problem}`)}</p>
+<p><a href="${base}/console/sign-in">${t('link.go_sign_in')}</a></p>
+</div></main>`
+  return consoleDocument({ language, title: t('link.title'), body })
+}
+
+export interface ShellView {
+  language: Language
+  base: string
+  username: string
+  csrf: string
+  script: string
+}
+
+/**
+ * The signed-in console: its bar (who, language, sign-out), its sections, and the place the application renders
+ * into. Sign-out and sign-out everywhere are plain forms carrying the CSRF token: they work before the script runs.
+ */
+export function shellPage({ language, base, username, csrf, script }: ShellView): string {
+  const t = (key: MessageKey, values?: Record<string, string | number>) => message(language, key, values)
+  const body = html`<a class="skip" href="#content">${t('nav.skip')}</a>
+<header class="bar">
+<p class="brand">${t('app.name')}</p>
+<nav aria-label="${t('nav.label')}"><ul><li><a href="${base}/console" aria-current="page">${t('nav.dashboard')}</a></li></ul></nav>
+<div>
+<span id="signed-in-as">${t('account.signed_in_as', { name: username })}</span>
+${languageSwitch(language, base, '/console')}
+<form method="post" action="${base}/console/sign-out"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="quiet">${t('account.sign_out')}</button></form>
+<form method="post" action="${base}/console/sign-out-everywhere"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="quiet" aria-describedby="everywhere-hint">${t('account.sign_out_everywhere')}</button></form>
+<span id="everywhere-hint" hidden>${t('account.sign_out_everywhere.hint')}</span>
+</div>
+</header>
+<main id="content"><h1>${t('dashboard.title')}</h1><div id="app" aria-live="polite"><p role="status">${t('state.loading')}</p></div></main>`
+  return consoleDocument({ language, title: t('dashboard.title'), body, app: { script, csrf, username, base } })
+}
