@@ -25,24 +25,40 @@ function taken(port: number): Promise<boolean> {
   })
 }
 
-/** A redis-server of the test's own on `port`, started and ready (the shared Redis is never stopped). */
+/**
+ * A redis-server of the test's own on `port`, started and ready (the shared Redis is never stopped). Started again
+ * on the same port after a kill, it may find the port still held for a moment (the killed server's sockets, another
+ * test's connection given that number): one that exits before listening is started again, within the bound.
+ */
 export async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  )
-  let exited: number | null | undefined
-  child.once('exit', (code) => (exited = code))
   // A bound on failure only: under CI's load (two legs and the repeated runs at once) a start took over 10 s.
+  const deadline = Date.now() + 30_000
+  let child: ChildProcess | undefined
+  let tries = 0
   await waitFor(
-    () => {
-      if (exited !== undefined) throw new Error(`redis-server on port ${port} exited (${exited}) before listening`)
-      return taken(port)
+    async () => {
+      if (!child) {
+        tries++
+        child = spawn(
+          'redis-server',
+          ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
+          {
+            stdio: 'ignore',
+          },
+        )
+      }
+      if (child.exitCode !== null || child.signalCode !== null) {
+        if (Date.now() > deadline)
+          throw new Error(`redis-server on port ${port} exited (${child.exitCode}) before listening, ${tries} tries`)
+        child = undefined
+        return false
+      }
+      // Listening, and still ours: one that lost the port to another socket exits at once.
+      return (await taken(port)) && child.exitCode === null
     },
-    { timeout: 30_000, message: `redis-server on port ${port}` },
+    { timeout: 30_000, interval: 100, message: `redis-server on port ${port}` },
   )
-  return child
+  return child!
 }
 
 /** Kills a redis-server `startRedis` started (as a crash would: SIGKILL), once it is gone. */
