@@ -23,13 +23,21 @@ const E2E_FILES = ['test/e2e/**/*.test.ts']
  * The `--exclude` patterns of the command line (.ci/run leaves the browser files out of the PostgreSQL and Node legs):
  * a project's own `exclude` replaces them rather than adding to them, so each project adds them here.
  */
-const cliExcludes = process.argv.flatMap((arg, i, args) =>
-  arg === '--exclude' && args[i + 1]
-    ? [args[i + 1]!]
-    : arg.startsWith('--exclude=')
-      ? [arg.slice('--exclude='.length)]
-      : [],
-)
+const cliExcludes = cliValues('--exclude')
+
+/**
+ * `--maxWorkers` of the command line (.ci/run's Node legs run one worker each, the repeated runs two): each project
+ * copies the root's `maxWorkers` (`extends: true`) and that copy, not the command line, decided, so the legs ran three
+ * workers each, six on two cores, and their encodings timed out (2026-11-29).
+ */
+const cliMaxWorkers = Number(cliValues('--maxWorkers').at(-1)) || undefined
+
+/** The values given to `flag` on the command line, as `flag value` or `flag=value`. */
+function cliValues(flag: string): string[] {
+  return process.argv.flatMap((arg, i, args) =>
+    arg === flag && args[i + 1] ? [args[i + 1]!] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : [],
+  )
+}
 
 export default defineConfig({
   test: {
@@ -37,7 +45,7 @@ export default defineConfig({
     // Three files at a time on two cores: the end-to-end and browser files spend most of their time waiting on the
     // child processes they start (mediactl, Chromium, ffmpeg), which left a third of the CPU idle with two
     // (npm test: 313 s with two, 279 s with three; docs/decisions/0238-a-faster-suite-one-process-per-worker-ffmpeg-looked.md).
-    maxWorkers: 3,
+    maxWorkers: cliMaxWorkers ?? 3,
     // Each worker process runs file after file with its modules loaded once: a fresh process per file
     // spent 4 of the suite's 16 minutes importing the kernel and every plugin again (docs/decisions/0238-a-faster-suite-one-process-per-worker-ffmpeg-looked.md).
     // Files therefore restore what they change in the process (environment variables, listeners).
