@@ -5,7 +5,7 @@ import { createDirectory, deleteDirectory, renameDirectory } from './directory.s
 import { describeFiles, wantsToken } from './file-media.service.js'
 import { fileQueries } from './file.queries.js'
 import type { DirectoryView } from './files.types.js'
-import { ownDirectory, requireFileFlag } from './files.lookup.js'
+import { folderField, ownDirectory, requireFileFlag } from './files.lookup.js'
 import { readName } from './name.fields.js'
 
 const OWNER = 'the owner only (files are private); anyone else gets 404'
@@ -69,14 +69,21 @@ export function directoryRoutes(r: Router, deps: FilesDeps): void {
   r.get(
     '/search/directories',
     async (c) => {
-      const query = c.query().name
-      const text = typeof query === 'string' ? query.trim() : ''
-      if (!text) throw invalid({ name: 'is required: send part of a directory name' })
+      const query = c.query()
+      const text = typeof query.name === 'string' ? query.name.trim() : ''
+      const parent = typeof query.parent === 'string' ? query.parent.trim() : ''
+      if (!text && !parent) {
+        throw invalid({ name: 'is required: send part of a directory name' })
+      }
+      // `parent` (an extension): the subdirectories of one directory, `/` the root's.
+      const all = parent
+        ? await fileQueries.directoriesIn(c.reader, c.principal.id, await folderField(c, 'parent', parent))
+        : await fileQueries.directoriesOf(c.reader, c.principal.id)
       // Compared in JavaScript: SQL lower() folds only ASCII on SQLite.
       const wanted = text.toLocaleLowerCase()
-      const all = await fileQueries.directoriesOf(c.reader, c.principal.id)
       const found = all.filter((directory) => directory.name.toLocaleLowerCase().includes(wanted))
-      const href = `${c.links.url('search', 'directories')}?name=${encodeURIComponent(text)}`
+      const search = [text && `name=${encodeURIComponent(text)}`, parent && `parent=${encodeURIComponent(parent)}`]
+      const href = `${c.links.url('search', 'directories')}?${search.filter(Boolean).join('&')}`
       return reply.xml(
         200,
         directorySearchXml(

@@ -1,6 +1,12 @@
 import { type Reader, type Row, jsonColumn } from '../../src/kernel/index.js'
 import type { FileType, MetadataValue } from '../metadata/index.js'
-import { ENCODING_STATUSES, type DirectoryView, type FileView, encodingCode } from './files.types.js'
+import {
+  ENCODING_STATUSES,
+  type DirectoryView,
+  type EncodingStatus,
+  type FileView,
+  encodingCode,
+} from './files.types.js'
 
 const FILE_COLUMNS = `f.id, f.slug, f.name, f.size, f.stored_bytes, f.type, f.mime_type, f.encoding_status,
   f.encoding_progress, f.encoding_error, f.encoding_attempt, f.encoding_max_attempts, f.encoding_next_try, f.storage_key, f.storage_prefix, f.metadata, f.user_id, u.username,
@@ -56,6 +62,20 @@ const directoryView = (row: Row): DirectoryView => ({
   parentSlug: nullableString(row.parent_slug),
 })
 
+/** The filters of `fileIndex`: each one absent means any. */
+export interface FileIndexFilter {
+  type?: FileType
+  status?: EncodingStatus
+  /** A directory's id, null for the root; undefined: anywhere. */
+  directoryId?: number | null
+}
+
+export interface FileIndexEntry {
+  id: number
+  name: string
+  size: number
+}
+
 /** `= ?` for a directory id, `is null` for the root. */
 const inDirectory = (column: string, directoryId: number | null): [string, unknown[]] =>
   directoryId === null ? [`${column} is null`, []] : [`${column} = ?`, [directoryId]]
@@ -96,6 +116,29 @@ export const fileQueries = {
       [userId, ...params],
     )
     return rows.map(fileView)
+  },
+  /**
+   * A user's files that pass the library's filters, one light row each (id, name, size): what `GET /search/files`
+   * sorts and pages before it reads the full rows of one page. `directoryId`: undefined anywhere, null the root.
+   */
+  async fileIndex(reader: Reader, userId: number, filter: FileIndexFilter): Promise<FileIndexEntry[]> {
+    const where = ['user_id = ?']
+    const params: unknown[] = [userId]
+    if (filter.type) {
+      where.push('type = ?')
+      params.push(filter.type)
+    }
+    if (filter.status) {
+      where.push('encoding_status = ?')
+      params.push(encodingCode(filter.status))
+    }
+    if (filter.directoryId !== undefined) {
+      const [clause, values] = inDirectory('directory_id', filter.directoryId)
+      where.push(clause)
+      params.push(...values)
+    }
+    const rows = await reader.all(`select id, name, size from files where ${where.join(' and ')} order by id`, params)
+    return rows.map((row) => ({ id: Number(row.id), name: String(row.name), size: Number(row.size) }))
   },
   async directoryBySlug(reader: Reader, slug: string): Promise<DirectoryView | undefined> {
     const row = await reader.one(`select ${DIRECTORY_COLUMNS} ${DIRECTORY_FROM} where d.slug = ?`, [slug])

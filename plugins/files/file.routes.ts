@@ -4,12 +4,12 @@ import { checkMetadataValues, metadataQueries } from '../metadata/index.js'
 import { fileQueries } from './file.queries.js'
 import { deleteFile, updateFile } from './file.service.js'
 import { fileStatusXml } from './file.xml.js'
-import { ownFile, requireFileFlag } from './files.lookup.js'
+import { folderField, ownFile, requireFileFlag } from './files.lookup.js'
 import { nameField } from './name.fields.js'
 
 const OWNER = 'the owner only (files are private); anyone else gets 404'
 
-/** One file: info, status, partial update (name, metadata values), delete. */
+/** One file: info, status, partial update (name, metadata values, directory), delete. */
 export function fileRoutes(r: Router, deps: FilesDeps): void {
   r.get('/file/:file', async (c) => reply.xml(200, await deps.info(c, await ownFile(c))), {
     permission: OWNER,
@@ -27,6 +27,8 @@ export function fileRoutes(r: Router, deps: FilesDeps): void {
       const form = await c.form()
       const fields = c.fields(form, 'update')
       const name = nameField(fields)
+      // `folder` (an extension): moves the file into another of the owner's directories, `/` the root.
+      const folder = fields.string('folder', { max: 64 })
       const metadata = typeof form.metadata === 'object' && !Array.isArray(form.metadata) ? form.metadata : undefined
       const definitions = await metadataQueries.ofPlatform(c.reader, file.platformId)
       // One 412 lists every failing field, the name's and the values' (API-DECISIONS: Inputs and updates).
@@ -36,7 +38,8 @@ export function fileRoutes(r: Router, deps: FilesDeps): void {
         }
       }
       fields.done()
-      await updateFile(c.em, file, { name, metadata }, definitions)
+      const directoryId = folder ? await folderField(c, 'folder', folder) : undefined
+      await updateFile(c.em, file, { name, metadata, directoryId }, definitions)
       const updated = (await fileQueries.fileById(c.reader, file.id))!
       return reply.xml(200, await deps.info(c, updated))
     },

@@ -1,6 +1,7 @@
 import { type EntityManager, type Row, invalid, notFound, transaction } from '../../src/kernel/index.js'
 import { type MetadataDefinitionView, type MetadataValue, checkMetadataValues } from '../metadata/index.js'
 import { fileView } from './file.queries.js'
+import { DirectoryEntity } from './directory.entity.js'
 import type { FileView } from './files.types.js'
 import { PendingUploadEntity } from './pending-upload.entity.js'
 import { StoredFileEntity } from './stored-file.entity.js'
@@ -57,6 +58,8 @@ export interface FileChanges {
   name?: string
   /** `metadata[<name>]` fields as sent. */
   metadata?: Record<string, unknown>
+  /** The owner's directory to move the file into, null for the root; undefined: it stays. */
+  directoryId?: number | null
 }
 
 /**
@@ -81,6 +84,9 @@ export async function updateFile(
     const row = await tx.findOne(StoredFileEntity, { id: file.id })
     if (!row) throw notFound(`No file "${file.slug}".`)
     if (changes.name !== undefined) row.name = changes.name
+    if (changes.directoryId !== undefined) {
+      row.directory = changes.directoryId === null ? null : tx.getReference(DirectoryEntity, changes.directoryId)
+    }
     const metadata = { ...row.metadata }
     for (const [name, value] of Object.entries(values)) {
       const id = idOf.get(name)!

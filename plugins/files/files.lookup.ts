@@ -1,4 +1,4 @@
-import { type HttpContext, forbidden, notFound } from '../../src/kernel/index.js'
+import { type HttpContext, forbidden, invalid, notFound } from '../../src/kernel/index.js'
 import { fileQueries } from './file.queries.js'
 import type { DirectoryView, FileView } from './files.types.js'
 
@@ -18,6 +18,20 @@ export async function directoryOf(c: HttpContext, userId: number, slug: string):
   const directory = await fileQueries.directoryBySlug(c.reader, slug)
   if (!directory || directory.userId !== userId) throw notFound(`No directory "${slug}".`)
   return directory
+}
+
+/** A field naming the root directory, which has no slug ('/' is never part of one): `folder=/`. */
+export const ROOT_FOLDER = '/'
+
+/**
+ * The id of the caller's directory named by a field (`folder`, `parent`): null for the root (`/`); a slug that is
+ * not one of their directories is a wrong field, 412, not a missing page.
+ */
+export async function folderField(c: HttpContext, field: string, slug: string): Promise<number | null> {
+  if (slug === ROOT_FOLDER) return null
+  const directory = await fileQueries.directoryBySlug(c.reader, slug)
+  if (!directory || directory.userId !== c.principal.id) throw invalid({ [field]: `you have no directory "${slug}"` })
+  return directory.id
 }
 
 /** The directory named by `:directory`, when it belongs to the caller (404 otherwise). */

@@ -11,6 +11,7 @@ import { FILE_VIEWS, fileViews } from './file-views.service.js'
 import { FILE_INFO, fileInfoOf } from './file-info.service.js'
 import { METADATA_DEFINITIONS } from '../metadata/index.js'
 import { fileRoutes } from './file.routes.js'
+import { fileSearchRoutes } from './file-search.routes.js'
 import { deleteUserFiles, dropMetadataValues } from './file.service.js'
 import { FILES_SETTINGS, filesConfigSchema } from './files.config.js'
 import './files.events.js'
@@ -98,6 +99,7 @@ export default definePlugin({
       uploadRoutes(r, deps)
       directoryRoutes(r, deps)
       fileRoutes(r, deps)
+      fileSearchRoutes(r, deps)
     })
     // Platform info's used space, kept per process until a file changes.
     const platformBytes = ctx.cache<number>({ tables: ['files'] })

@@ -2,7 +2,7 @@ import type { FilesDeps } from './files.deps.js'
 import { type Router, invalid, reply } from '../../src/kernel/index.js'
 import { createDirectory } from './directory.service.js'
 import { directoryInfoXml } from './directory.xml.js'
-import { directoryOf, requireFileFlag } from './files.lookup.js'
+import { folderField, requireFileFlag } from './files.lookup.js'
 import { readName } from './name.fields.js'
 import { discard } from './upload.service.js'
 import { readUploadBody, storeUpload } from './upload.form.js'
@@ -26,12 +26,9 @@ export function uploadRoutes(r: Router, deps: FilesDeps): void {
       if (folder !== undefined && folder !== '') {
         try {
           if (typeof folder !== 'string') throw invalid({ folder: 'must be a single directory slug' })
-          directoryId = (await directoryOf(c, c.principal.id, folder)).id
+          directoryId = await folderField(c, 'folder', folder)
         } catch (error) {
           await discard(deps, c.em, body.received)
-          if (error instanceof Error && 'status' in error && error.status === 404) {
-            throw invalid({ folder: `you have no directory "${String(folder)}"` })
-          }
           throw error
         }
       }
