@@ -2,12 +2,10 @@ import { createRequire } from 'node:module'
 import {
   type BrowserScript,
   type HttpContext,
-  IMMUTABLE_CACHE,
   type Reply,
-  SCRIPT_TYPE,
   browserScript,
+  browserScriptReply,
   notFound,
-  reply,
 } from '../../src/kernel/index.js'
 
 /** hls.js's version, in its asset's name. */
@@ -27,7 +25,7 @@ export class PlayerAssets {
   readonly playerName: string
   /** The JavaScript embed's bundle (embed.script.ts wraps it for each widget). */
   readonly embed: BrowserScript
-  private readonly assets: Map<string, BrowserScript & { etag: string }>
+  private readonly assets: Map<string, BrowserScript & { version: string }>
 
   constructor() {
     const hls = browserScript('hls')
@@ -36,8 +34,8 @@ export class PlayerAssets {
     this.playerName = player.file
     this.embed = browserScript('embed')
     this.assets = new Map([
-      [this.hlsName, { ...hls, etag: `${this.hlsName}-${hls.hash}` }],
-      [this.playerName, { ...player, etag: `${this.playerName}-${player.hash}` }],
+      [this.hlsName, { ...hls, version: `${this.hlsName}-${hls.hash}` }],
+      [this.playerName, { ...player, version: `${this.playerName}-${player.hash}` }],
     ])
   }
 
@@ -45,32 +43,6 @@ export class PlayerAssets {
   serve(c: HttpContext, name: string): Reply {
     const asset = this.assets.get(name)
     if (!asset) throw notFound(`No player asset "${name}".`)
-    const encoding = bestEncoding(c.req.headers['accept-encoding'])
-    const etag = `"${asset.etag}${encoding === 'identity' ? '' : `-${encoding}`}"`
-    const headers: Record<string, string> = {
-      'Cache-Control': IMMUTABLE_CACHE,
-      ETag: etag,
-      Vary: 'Accept-Encoding',
-      'X-Content-Type-Options': 'nosniff',
-      ...(encoding === 'identity' ? {} : { 'Content-Encoding': encoding }),
-    }
-    const held = c.req.headers['if-none-match']
-    if (held && held.split(',').some((tag) => tag.trim() === etag)) return { status: 304, headers }
-    return reply.raw(200, encoding === 'identity' ? asset.body : asset[encoding], SCRIPT_TYPE, headers)
+    return browserScriptReply(c, asset, asset.version)
   }
-}
-
-/** `br` when accepted, else `gzip`, else no encoding (RFC 9110: `q=0` refuses one; `*` stands for the others). */
-export function bestEncoding(header: string | string[] | undefined): 'br' | 'gzip' | 'identity' {
-  const accepted = new Map<string, number>()
-  for (const part of (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';')
-    if (!name) continue
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
-    accepted.set(name.trim(), q ? Number(q.slice(2)) : 1)
-  }
-  const weight = (name: string) => accepted.get(name) ?? accepted.get('*') ?? 0
-  if (weight('br') > 0) return 'br'
-  if (weight('gzip') > 0) return 'gzip'
-  return 'identity'
 }

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { type IncomingHttpHeaders, get } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
@@ -7,6 +8,21 @@ import { browserScript } from '../../src/kernel/index.js'
 import { packageRoot } from '../../src/shared/package-root.js'
 import { type TestApp, startApp } from '../helpers/app.js'
 import { rawRequest } from '../helpers/digest-client.js'
+
+/** A GET's status, headers and raw body bytes (compressed as sent). */
+function rawBytes(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }))
+      res.on('error', reject)
+    }).on('error', reject)
+  })
+}
 
 /** scripts/bundle-browser.js (npm run build, and the suite's global setup). */
 interface Bundler {
@@ -23,8 +39,9 @@ const BUDGET: Record<string, number> = {
   player: 8_000,
   'upload-page': 6_000,
   embed: 4_500,
-  // Preact, its hooks and signals (about 30 KB) and the console's pages (issue 33's budget: 80 KB compressed).
-  console: 120_000,
+  // Preact, its hooks and signals (about 30 KB), tus-js-client and the URL and base64 packages it brings (about 130 KB)
+  // and the console's pages. Issue 33's budget is on the wire, 80 KB compressed with the page: `npm run bench`.
+  console: 260_000,
 }
 
 /**
@@ -78,7 +95,8 @@ describe('browser scripts (plugins/*/browser/*.browser.ts)', () => {
       // A strict IIFE: no module syntax and no require(), which a <script src> could not run.
       expect(text.startsWith('"use strict";\n(() => {\n'), name).toBe(true)
       expect(text).not.toMatch(/^\s*(?:import|export)\s/m)
-      expect(text).not.toContain('require(')
+      // (esbuild's own wrapper of a CommonJS package, `function __require()`, is no call of one)
+      expect(text).not.toMatch(/(?<![\w$])require\(/)
     }
   })
 
@@ -141,6 +159,32 @@ describe('browser scripts (plugins/*/browser/*.browser.ts)', () => {
         expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8')
         expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable')
         expect(res.body, name).toBe(script.body.toString('utf8'))
+      }
+    })
+
+    it('compressed as the request accepts best, each encoding its own version for caches', async () => {
+      for (const name of ['recorder', 'console', 'upload-page']) {
+        const script = browserScript(name)
+        const url = `${app.url}${SERVED[name]!(script.file)}`
+        const br = await rawBytes(url, { 'accept-encoding': 'gzip, deflate, br, zstd' })
+        expect([br.status, br.headers['content-encoding'], br.headers.vary], name).toEqual([
+          200,
+          'br',
+          'Accept-Encoding',
+        ])
+        expect(brotliDecompressSync(br.body).equals(script.body), name).toBe(true)
+        expect(Number(br.headers['content-length'])).toBe(script.br.length)
+        const gzip = await rawBytes(url, { 'accept-encoding': 'gzip, br;q=0' })
+        expect(gzip.headers['content-encoding'], name).toBe('gzip')
+        expect(gunzipSync(gzip.body).equals(script.body), name).toBe(true)
+        const identity = await rawBytes(url, { 'accept-encoding': 'identity' })
+        expect([identity.headers['content-encoding'], identity.body.equals(script.body)]).toEqual([undefined, true])
+        // A copy held in one encoding is that encoding's version only.
+        const etag = String(br.headers.etag)
+        expect(etag).not.toBe(String(identity.headers.etag))
+        const held = { 'accept-encoding': 'br', 'if-none-match': etag }
+        expect((await rawBytes(url, held)).status, name).toBe(304)
+        expect((await rawBytes(url, { 'accept-encoding': 'gzip', 'if-none-match': etag })).status, name).toBe(200)
       }
     })
   })

@@ -72,7 +72,38 @@ export function scriptReply(
   return reply.raw(200, asset.body(), SCRIPT_TYPE, { ...headers, 'Content-Length': String(asset.size) })
 }
 
-/** A page's script (see `scriptReply`). */
-export function browserScriptReply(c: HttpContext, script: BrowserScript): Reply {
-  return scriptReply(c, { etag: script.etag, size: script.body.length, body: () => script.body })
+/**
+ * A page's script, compressed as the request accepts best (brotli, else gzip, both made at build time), kept for good
+ * by the browser; 304 when the request holds this version in this encoding. `version` names it in the ETag (its
+ * content hash unless told).
+ */
+export function browserScriptReply(c: HttpContext, script: BrowserScript, version = script.hash): Reply {
+  const encoding = bestEncoding(c.req.headers['accept-encoding'])
+  const etag = `"${version}${encoding === 'identity' ? '' : `-${encoding}`}"`
+  const headers: Record<string, string> = {
+    'Cache-Control': IMMUTABLE_CACHE,
+    ETag: etag,
+    Vary: 'Accept-Encoding',
+    'X-Content-Type-Options': 'nosniff',
+    ...(encoding === 'identity' ? {} : { 'Content-Encoding': encoding }),
+  }
+  const held = c.req.headers['if-none-match']
+  if (held && held.split(',').some((tag) => tag.trim() === etag)) return { status: 304, headers }
+  const body = encoding === 'identity' ? script.body : script[encoding]
+  return reply.raw(200, body, SCRIPT_TYPE, { ...headers, 'Content-Length': String(body.length) })
+}
+
+/** `br` when accepted, else `gzip`, else no encoding (RFC 9110: `q=0` refuses one; `*` stands for the others). */
+export function bestEncoding(header: string | string[] | undefined): 'br' | 'gzip' | 'identity' {
+  const accepted = new Map<string, number>()
+  for (const part of (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';')
+    if (!name) continue
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
+    accepted.set(name.trim(), q ? Number(q.slice(2)) : 1)
+  }
+  const weight = (name: string) => accepted.get(name) ?? accepted.get('*') ?? 0
+  if (weight('br') > 0) return 'br'
+  if (weight('gzip') > 0) return 'gzip'
+  return 'identity'
 }
