@@ -35,14 +35,13 @@
  *   BENCH_PLAYER_LOADS [5]      page loads per measurement (median)
  *   BENCH_CHROMIUM [/usr/bin/chromium]
  */
-import { fork } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { dist, forkBenchServer, serveBenchKernel } from './bench-server.js'
 import { digestFetch, fetchRaw, md5 } from './digest.js'
 import { multipart } from './publishing-data.js'
 import { multipartUpload, slugOf } from './uploads.js'
@@ -398,80 +397,11 @@ export function formatPlayerTable(result) {
 // Standalone: `node bench/player.js` starts its own mediactl child (this file, --role=server).
 // ---------------------------------------------------------------------------------------
 
-const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist')
-const dist = (path) => {
-  const file = join(DIST, path)
-  if (!existsSync(file)) throw new Error(`${file} is missing: run "npm run build" first`)
-  return import(pathToFileURL(file).href)
-}
-
 /** The mediactl child: the shipped plugins and settings on a temporary data dir, running its jobs as serve does. */
-async function serverChild() {
-  const { Kernel, createLogger, ensureKeyPair, loadConfig } = await dist('src/kernel/index.js')
-  const { CATALOG } = await dist('src/catalog.js')
-  const { createUser } = await dist('plugins/identity/index.js')
-  const { createPlatform } = await dist('plugins/platforms/index.js')
-  const dataDir = mkdtempSync(join(tmpdir(), 'mediactl-bench-player-server-'))
-  const { config } = loadConfig({
-    env: {},
-    file: undefined,
-    cwd: dataDir,
-    overrides: {
-      data_dir: dataDir,
-      log_level: 'warn',
-      http: { host: '127.0.0.1', port: 0 },
-      database: { url: '' },
-      auth: { secret: randomBytes(32).toString('hex') },
-    },
-  })
-  ensureKeyPair(dataDir)
-  const kernel = await Kernel.boot({ config, catalog: CATALOG, logger: createLogger('warn') })
-  await kernel.migrator.up()
-  await kernel.seed()
-  const em = kernel.em()
-  const platform = await createPlatform(kernel.emit, em, { name: 'Default', maxUsers: 0, maxSpace: 0 })
-  const { apiKey } = await createUser(em, {
-    platform,
-    username: 'admin',
-    email: 'admin@example.org',
-    admin: true,
-    realm: config.auth.realm,
-  })
-  const { url } = await kernel.listen(0, '127.0.0.1')
-  await kernel.startJobs()
-  let stopping = false
-  const stop = async () => {
-    if (stopping) return
-    stopping = true
-    await kernel.close()
-    rmSync(dataDir, { recursive: true, force: true })
-    process.exit(0)
-  }
-  process.on('message', (message) => message === 'stop' && void stop())
-  process.on('disconnect', () => void stop())
-  process.send({ url, username: 'admin', apiKey, realm: config.auth.realm, slug: platform.slug })
-}
+const serverChild = () => serveBenchKernel({ prefix: 'mediactl-bench-player-server-', jobs: true })
 
 /** Forks this file as the server and waits for its address (also used by bench/run.js). */
-export function startPlayerServer() {
-  const child = fork(fileURLToPath(import.meta.url), ['--role=server'], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  })
-  const exited = new Promise((resolvePromise) => child.once('exit', resolvePromise))
-  const ready = new Promise((resolvePromise, reject) => {
-    child.once('message', resolvePromise)
-    child.once('exit', (code) => reject(new Error(`the mediactl child exited early (code ${code})`)))
-  })
-  return {
-    ready,
-    async stop() {
-      if (child.exitCode === null && child.connected) child.send('stop')
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
-      await exited
-      clearTimeout(timer)
-    },
-  }
-}
+export const startPlayerServer = () => forkBenchServer(fileURLToPath(import.meta.url))
 
 const isMain = process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url
 if (isMain && process.argv.includes('--role=server')) {

@@ -19,6 +19,8 @@
  *   9. a mixed workload: 100 callers reading resource info over all 10,000 resources with 5% writes
  *      (updates, plays, uploads) mixed in, against the bare server answering the same mix: see
  *      bench/mixed.js.
+ *  10. the console's library of 10,000 files: bytes before the first render and the first render in Chromium,
+ *      against the page's own API request timed alone (bench/console.js).
  * For each it prints req/s, p50 and p99 latency, the non-2xx / error counts (must be 0), the
  * ratio to the bare server and the server's CPU time per request (process.cpuUsage of the
  * server child over the measured run), then writes everything to bench/results/latest.json.
@@ -52,7 +54,7 @@
  *                          and write its .cpuprofile there
  *   BENCH_SERVER_ARGS [unset] more node flags for the mediactl child (`--trace-gc`, ...), after
  *                          `--initial-old-space-size=128`, which it always gets (as bin/run.js does)
- *   BENCH_ONLY [unset]     `info`, `list`, `authz`, `upload`, `encode`, `publish`, `player` or `mixed`:
+ *   BENCH_ONLY [unset]     `info`, `list`, `authz`, `upload`, `encode`, `publish`, `player`, `mixed` or `console`:
  *                          run that scenario only (for profiling)
  *   BENCH_UPLOAD_MB, BENCH_UPLOAD_ROUNDS, BENCH_TUS_CHUNK_MB, BENCH_UPLOAD_KINDS: see
  *                          bench/uploads.js
@@ -78,6 +80,7 @@ import { authorization, challenge, fetchRaw, md5 } from './digest.js'
 import { ENCODE_GOAL, formatEncodingTable, runEncoding } from './encoding.js'
 import { formatMixedTable, mixedBareServer, prepareMixed, runMixed } from './mixed.js'
 import { formatPlayerTable, runPlayer, startPlayerServer } from './player.js'
+import { formatConsoleTable, runConsole, startConsoleServer } from './console.js'
 import { formatPublishTable, publishGoalLines, publishingServer, runPublishing } from './publishing.js'
 import { formatUploadTable, runUploads, sampleRss } from './uploads.js'
 
@@ -95,7 +98,7 @@ const settings = {
   cpuProf: process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined,
   // The heap flag production runs with (bin/run.js, npm start, the service unit), then any extra.
   serverArgs: ['--initial-old-space-size=128', ...(process.env.BENCH_SERVER_ARGS ?? '').split(/\s+/).filter(Boolean)],
-  only: ['info', 'list', 'authz', 'upload', 'encode', 'publish', 'player', 'mixed'].includes(
+  only: ['info', 'list', 'authz', 'upload', 'encode', 'publish', 'player', 'mixed', 'console'].includes(
     process.env.BENCH_ONLY ?? '',
   )
     ? process.env.BENCH_ONLY
@@ -696,6 +699,19 @@ async function main() {
       })
     }
 
+    // The console's library (bench/console.js): its own server and 10,000 files, then Chromium.
+    let consoleLibrary = null
+    if (wanted('console')) {
+      await Promise.all([mediactl.stop(), bare?.stop(), uploadServer?.stop()])
+      consoleLibrary = await runConsole({
+        say,
+        startServer: async () => {
+          const server = startConsoleServer()
+          return { server, app: await server.ready }
+        },
+      })
+    }
+
     for (const row of rows) {
       if (row.server === 'bare node:http') continue
       const base = rows.find((r) => r.scenario === row.scenario && r.server === 'bare node:http')
@@ -713,7 +729,8 @@ async function main() {
       (encoding?.valid ?? true) &&
       (publishing?.valid ?? true) &&
       (mixed?.valid ?? true) &&
-      player?.valid !== false
+      player?.valid !== false &&
+      consoleLibrary?.valid !== false
     const authzGoals = authzRows
       .filter((r) => r.ratio !== null)
       .map((r) => ({
@@ -792,6 +809,10 @@ async function main() {
       say('')
       say(formatPlayerTable(player))
     }
+    if (consoleLibrary) {
+      say('')
+      say(formatConsoleTable(consoleLibrary))
+    }
     if (loadBefore[0] > 1) {
       say(
         `note: the 1-minute load average was ${loadBefore[0].toFixed(1)} before the run: other processes ` +
@@ -830,6 +851,7 @@ async function main() {
       publishing,
       mixed,
       player,
+      console: consoleLibrary,
       valid,
     }
     mkdirSync(dirname(RESULTS), { recursive: true })

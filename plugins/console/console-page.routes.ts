@@ -11,7 +11,7 @@ import {
 } from '../../src/kernel/index.js'
 import { languageCookie, pageLanguage } from './console-cookies.js'
 import type { ConsoleDeps } from './console.deps.js'
-import { shellPage } from './console.pages.js'
+import { SECTIONS, type Section, shellPage } from './console.pages.js'
 import { isLanguage } from './browser/messages/index.js'
 import { liveSession } from './sessions.service.js'
 import { CONSOLE_PAGE_OPTIONS, seeOther } from './sign-in.routes.js'
@@ -19,17 +19,20 @@ import { CONSOLE_PAGE_OPTIONS, seeOther } from './sign-in.routes.js'
 /** The application's script (plugins/console/browser/console.browser.tsx as built). */
 export const consoleScript = (): BrowserScript => browserScript('console')
 
-/** `GET /console`: the signed-in console, or the way to the sign-in page. */
-async function consolePage(c: HttpContext, deps: ConsoleDeps, script: BrowserScript): Promise<Reply> {
+/** `GET /console`, `/console/library`...: a section of the signed-in console, or the way to the sign-in page. */
+async function consolePage(c: HttpContext, deps: ConsoleDeps, script: BrowserScript, section: Section): Promise<Reply> {
   const id = cookieValue(c.req, deps.cookieName)
   const session = id ? await liveSession(c.em, id, deps.config) : undefined
-  if (!session) return seeOther(c, '/console/sign-in')
+  const user = session && (await deps.credentials.findByUsername(session.username))
+  if (!session || !user?.isActive) return seeOther(c, '/console/sign-in')
   const page = shellPage({
     language: pageLanguage(c),
     base: c.links.base,
     username: session.username,
     csrf: session.csrf,
     script: `${c.links.base}/console/assets/${script.file}`,
+    section,
+    flags: [...user.flags].sort(),
   })
   return reply.page(200, page, CONSOLE_PAGE_OPTIONS)
 }
@@ -54,11 +57,13 @@ function asset(c: HttpContext, script: BrowserScript): Reply {
 /** The console's page, its language switch and its script. */
 export function consolePageRoutes(r: Router, deps: ConsoleDeps): void {
   const script = consoleScript()
-  r.get('/console', (c) => consolePage(c, deps, script), {
-    public: true,
-    produces: 'text/html',
-    permission: 'public: the session cookie decides (signed out: 303 to the sign-in page)',
-  })
+  for (const section of Object.keys(SECTIONS) as Section[]) {
+    r.get(SECTIONS[section].path, (c) => consolePage(c, deps, script, section), {
+      public: true,
+      produces: 'text/html',
+      permission: 'public: the session cookie decides (signed out: 303 to the sign-in page)',
+    })
+  }
   r.get('/console/language', (c) => switchLanguage(c, deps), {
     public: true,
     produces: 'text/html',

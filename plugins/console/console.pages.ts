@@ -27,7 +27,8 @@ main{max-width:64rem;margin:0 auto;padding:16px}
 .narrow{max-width:26rem;margin:8vh auto 0}
 h1{font-size:1.5rem;margin:0 0 12px}h2{font-size:1.15rem;margin:0 0 8px}
 label{display:block;font-weight:600;margin:12px 0 4px}
-input[type=text],input[type=password]{width:100%;font:inherit;padding:8px;border:1px solid var(--muted);border-radius:6px;background:var(--bg);color:var(--fg)}
+input[type=text],input[type=password],input[type=search],select{width:100%;font:inherit;padding:8px;border:1px solid var(--muted);border-radius:6px;background:var(--bg);color:var(--fg)}
+input[type=checkbox]{width:1.25rem;height:1.25rem;margin:0}
 button,.button{font:inherit;padding:8px 14px;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:var(--on-accent);cursor:pointer;text-decoration:none;display:inline-block}
 button.quiet{background:transparent;color:var(--accent)}
 .actions{margin-top:16px;display:flex;flex-wrap:wrap;gap:8px}
@@ -36,6 +37,18 @@ button.quiet{background:transparent;color:var(--accent)}
 .notice{color:var(--ok);font-weight:600}
 .grid{display:grid;gap:16px;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr))}
 meter{width:100%;height:1rem}
+button.danger{background:var(--bad);border-color:var(--bad);color:var(--bg)}
+ul.plain{list-style:none;padding:0;margin:0;display:flex;flex-wrap:wrap;gap:8px 16px}
+.filters{display:grid;gap:0 12px;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));align-items:end}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;width:100%}
+th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:middle}
+tbody th{font-weight:400}
+td{white-space:nowrap}
+.drop{border:2px dashed var(--muted);border-radius:8px;padding:12px}.drop.over{border-color:var(--accent);background:var(--bg)}
+ul.uploads{list-style:none;padding:0;margin:12px 0 0}ul.uploads li{padding:8px 0;border-bottom:1px solid var(--line)}
+ul.uploads p{margin:0}ul.uploads .name{font-weight:600}progress{width:100%;height:1rem}
+.hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 `
 
 export interface PageShell {
@@ -43,7 +56,7 @@ export interface PageShell {
   title: string
   body: SafeHtml
   /** The application's script and the session's data for it: only on the signed-in console. */
-  app?: { script: string; csrf: string; username: string; base: string }
+  app?: { script: string; csrf: string; username: string; base: string; flags: readonly string[] }
 }
 
 /** A whole console page: the document, its language, the shared look, the application's script where there is one. */
@@ -52,7 +65,7 @@ export function consoleDocument({ language, title, body, app }: PageShell): stri
   return html`<!doctype html>
 <html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <link rel="icon" href="data:,"><title>${title} · ${t('app.name')}</title>
-${app ? html`<meta name="mediactl-csrf" content="${app.csrf}"><meta name="mediactl-user" content="${app.username}"><meta name="mediactl-base" content="${app.base}">` : ''}
+${app ? html`<meta name="mediactl-csrf" content="${app.csrf}"><meta name="mediactl-user" content="${app.username}"><meta name="mediactl-base" content="${app.base}"><meta name="mediactl-flags" content="${app.flags.join(' ')}">` : ''}
 <style>${new SafeHtml(STYLE)}</style>
 ${app ? html`<script src="${app.script}" defer></script>` : ''}
 </head><body>${body}</body></html>`.markup
@@ -138,32 +151,47 @@ export function linkRefusedPage(language: Language, base: string, problem: 'unkn
   return consoleDocument({ language, title: t('link.title'), body })
 }
 
+/** The console's sections: each its own address (links, the back button), rendered by the application. */
+export const SECTIONS = {
+  dashboard: { path: '/console', title: 'dashboard.title' },
+  library: { path: '/console/library', title: 'library.title' },
+} as const satisfies Record<string, { path: string; title: MessageKey }>
+export type Section = keyof typeof SECTIONS
+
 export interface ShellView {
   language: Language
   base: string
   username: string
   csrf: string
   script: string
+  section: Section
+  /** The flags of the user's profile: what the application offers (the API still decides). */
+  flags: readonly string[]
 }
 
 /**
  * The signed-in console: its bar (who, language, sign-out), its sections, and the place the application renders
  * into. Sign-out and sign-out everywhere are plain forms carrying the CSRF token: they work before the script runs.
  */
-export function shellPage({ language, base, username, csrf, script }: ShellView): string {
+export function shellPage({ language, base, username, csrf, script, section, flags }: ShellView): string {
   const t = (key: MessageKey, values?: Record<string, string | number>) => message(language, key, values)
+  const here = SECTIONS[section]
+  const links = (Object.keys(SECTIONS) as Section[]).map(
+    (name) =>
+      html`<li><a href="${base}${SECTIONS[name].path}"${name === section ? html` aria-current="page"` : ''}>${t(`nav.${name}`)}</a></li>`,
+  )
   const body = html`<a class="skip" href="#content">${t('nav.skip')}</a>
 <header class="bar">
 <p class="brand">${t('app.name')}</p>
-<nav aria-label="${t('nav.label')}"><ul><li><a href="${base}/console" aria-current="page">${t('nav.dashboard')}</a></li></ul></nav>
+<nav aria-label="${t('nav.label')}"><ul>${links}</ul></nav>
 <div>
 <span id="signed-in-as">${t('account.signed_in_as', { name: username })}</span>
-${languageSwitch(language, base, '/console')}
+${languageSwitch(language, base, here.path)}
 <form method="post" action="${base}/console/sign-out"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="quiet">${t('account.sign_out')}</button></form>
 <form method="post" action="${base}/console/sign-out-everywhere"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="quiet" aria-describedby="everywhere-hint">${t('account.sign_out_everywhere')}</button></form>
 <span id="everywhere-hint" hidden>${t('account.sign_out_everywhere.hint')}</span>
 </div>
 </header>
-<main id="content"><h1>${t('dashboard.title')}</h1><div id="app" aria-live="polite"><p role="status">${t('state.loading')}</p></div></main>`
-  return consoleDocument({ language, title: t('dashboard.title'), body, app: { script, csrf, username, base } })
+<main id="content"><h1>${t(here.title)}</h1><div id="app" data-section="${section}"><p role="status">${t('state.loading')}</p></div></main>`
+  return consoleDocument({ language, title: t(here.title), body, app: { script, csrf, username, base, flags } })
 }

@@ -9,6 +9,11 @@ export interface Session {
   username: string
   /** The public URL without a trailing slash (it may have a path prefix). */
   base: string
+  /**
+   * The flags of the user's profile as the page was served (`file.edit`...): what the console offers. The API still
+   * decides each request; a control it would refuse is only not shown.
+   */
+  flags: ReadonlySet<string>
 }
 
 function meta(name: string): string {
@@ -17,7 +22,12 @@ function meta(name: string): string {
 }
 
 export function readSession(): Session {
-  return { csrf: meta('mediactl-csrf'), username: meta('mediactl-user'), base: meta('mediactl-base') }
+  return {
+    csrf: meta('mediactl-csrf'),
+    username: meta('mediactl-user'),
+    base: meta('mediactl-base'),
+    flags: new Set(meta('mediactl-flags').split(' ').filter(Boolean)),
+  }
 }
 
 /** An API answer other than 2xx: its status and the message of its XML error body. */
@@ -43,12 +53,21 @@ export function pathOf(session: Session, href: string): string {
   return prefix && path.startsWith(prefix) ? path.slice(prefix.length) : path
 }
 
-/**
- * GETs an API route as XML. A 401 means the session ended (idle, signed out elsewhere, a new password): the page goes
- * to the sign-in page. Other refusals throw ApiError with the API's own message.
- */
+/** GETs an API route as XML (see `xmlOf` for refusals). */
 export function getXml(session: Session, path: string): Promise<Document> {
   return requestXml(session, 'GET', path)
+}
+
+/** One page of a list route (`Range: entities=<start>-<end>`): the answer and the list's total (`Content-Range`). */
+export async function getPage(
+  session: Session,
+  path: string,
+  start: number,
+  count: number,
+): Promise<{ doc: Document; total: number }> {
+  const response = await request(session, 'GET', path, undefined, { Range: `entities=${start}-${start + count - 1}` })
+  const total = /\/(\d+)$/.exec(response.headers.get('Content-Range') || '')
+  return { doc: await xmlOf(session, response), total: total ? Number(total[1]) : 0 }
 }
 
 /** POSTs to an API route (a form body when given), answering its XML. */
@@ -56,23 +75,55 @@ export function postXml(session: Session, path: string, form?: Record<string, st
   return requestXml(session, 'POST', path, form)
 }
 
-async function requestXml(
+/** PUTs a form to an API route (a partial update), answering its XML. */
+export function putXml(session: Session, path: string, form: Record<string, string>): Promise<Document> {
+  return requestXml(session, 'PUT', path, form)
+}
+
+/** DELETEs what an API route names (204, no body). */
+export async function deleteAt(session: Session, path: string): Promise<void> {
+  await xmlOf(session, await request(session, 'DELETE', path))
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
+async function requestXml(session: Session, method: Method, path: string, form?: Record<string, string>) {
+  return xmlOf(session, await request(session, method, path, form))
+}
+
+function request(
   session: Session,
-  method: 'GET' | 'POST',
+  method: Method,
   path: string,
   form?: Record<string, string>,
-): Promise<Document> {
-  const response = await fetch(`${session.base}${path}`, {
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${session.base}${path}`, {
     method,
-    headers: { Accept: 'application/xml', 'X-Mediactl-Csrf': session.csrf },
+    headers: { Accept: 'application/xml', 'X-Mediactl-Csrf': session.csrf, ...headers },
     body: form ? new URLSearchParams(form) : undefined,
     credentials: 'same-origin',
   })
+}
+
+/**
+ * The XML of an answer. A 401 means the session ended (idle, signed out elsewhere, a new password): the page goes to
+ * the sign-in page. Other refusals throw ApiError with the API's own message.
+ */
+async function xmlOf(session: Session, response: Response): Promise<Document> {
   const body = await response.text()
-  const document = new DOMParser().parseFromString(body, 'application/xml')
+  const document = new DOMParser().parseFromString(body || '<empty/>', 'application/xml')
   if (response.status === 401) {
     location.assign(`${session.base}/console/sign-in`)
   }
-  if (!response.ok) throw new ApiError(response.status, childText(document, 'message') || response.statusText)
+  if (!response.ok) throw new ApiError(response.status, problemOf(document) || response.statusText)
   return document
+}
+
+/** An error answer's message, with each wrong field's own (`name: must be at most 255 characters`). */
+function problemOf(document: Document): string {
+  const fields = Array.from(document.getElementsByTagName('field')).map(
+    (field) => `${field.getAttribute('name')}: ${field.textContent}`,
+  )
+  return [childText(document, 'message'), ...fields].filter(Boolean).join(' ')
 }

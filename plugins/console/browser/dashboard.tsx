@@ -1,11 +1,8 @@
-import { useSignal } from '@preact/signals'
-import { useEffect } from 'preact/hooks'
 import { ApiError, type Session, childText, getXml, pathOf } from './api.js'
 import { ApiKeyCard } from './api-key.js'
 import { bytes } from './format.js'
+import { LoadProblem, Loading, useLoad } from './load.js'
 import { type Language, type MessageKey, message } from './messages/index.js'
-
-type Load<T> = { state: 'loading' } | { state: 'error'; reason: string } | { state: 'ready'; value: T }
 
 interface Platform {
   name: string
@@ -77,29 +74,9 @@ function Usage(props: {
 export function Dashboard(props: { session: Session; language: Language }) {
   const { session, language } = props
   const t = (key: MessageKey, values?: Record<string, string | number>) => message(language, key, values)
-  const load = useSignal<Load<Overview>>({ state: 'loading' })
-  const attempt = useSignal(0)
-  useEffect(() => {
-    load.value = { state: 'loading' }
-    loadOverview(session).then(
-      (value) => (load.value = { state: 'ready', value }),
-      (error: unknown) =>
-        (load.value = { state: 'error', reason: error instanceof Error ? error.message : String(error) }),
-    )
-  }, [attempt.value])
-
-  const current = load.value
-  if (current.state === 'loading') return <p role="status">{t('state.loading')}</p>
-  if (current.state === 'error') {
-    return (
-      <div role="alert">
-        <p>{t('state.error', { reason: current.reason })}</p>
-        <button type="button" onClick={() => attempt.value++}>
-          {t('state.retry')}
-        </button>
-      </div>
-    )
-  }
+  const { current, reload } = useLoad(() => loadOverview(session))
+  if (current.state === 'loading') return <Loading language={language} />
+  if (current.state === 'error') return <LoadProblem language={language} reason={current.reason} onRetry={reload} />
   const { platform, media } = current.value
   return (
     <div class="grid">

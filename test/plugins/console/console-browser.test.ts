@@ -1,11 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { AxeBuilder } from '@axe-core/playwright'
-import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { DigestClient } from '../../helpers/digest-client.js'
+import { HAS_CHROMIUM, SHOTS, accessible, launchChromium, watchedPage } from './console.browser-helpers.js'
 import { linkFor } from './console.helpers.js'
 
 /**
@@ -15,27 +13,9 @@ import { linkFor } from './console.helpers.js'
  * docs/images/console/ with MEDIACTL_DOCS_SCREENSHOTS=1 (npm run docs:screenshots).
  */
 
-const CHROMIUM = '/usr/bin/chromium'
-const HAS_CHROMIUM = existsSync(CHROMIUM)
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
-const SHOTS =
-  process.env.MEDIACTL_DOCS_SCREENSHOTS === '1'
-    ? join(ROOT, 'docs/images/console')
-    : join(ROOT, 'test-artifacts/console')
 const PASSWORD = 'a long and memorable sentence'
 /** A platform name that would run script if any page inserted it as markup. */
 const HOSTILE = `Campus <script>window.__pwned=1</script>"><img src=x onerror="window.__pwned=2">]]>`
-
-/** No WCAG 2.2 A/AA violation on the page as it is now. */
-async function accessible(page: Page, state: string): Promise<void> {
-  const result = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
-    .analyze()
-  const found = result.violations.map(
-    (v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-  )
-  expect(found, `axe on ${state}`).toEqual([])
-}
 
 describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, () => {
   let app: TestApp
@@ -44,7 +24,6 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
   const problems: string[] = []
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true })
     app = await startApp()
     expect(
       (
@@ -53,7 +32,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
         })
       ).status,
     ).toBe(200)
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] })
+    browser = await launchChromium()
     context = await browser.newContext({ viewport: { width: 1024, height: 700 }, locale: 'en-GB' })
   }, 120_000)
 
@@ -62,13 +41,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
     await app?.close()
   })
 
-  async function newPage(): Promise<Page> {
-    const page = await context.newPage()
-    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`))
-    page.on('console', (m) => void (m.type() === 'error' && problems.push(`console: ${m.text()}`)))
-    page.on('dialog', (dialog) => void problems.push(`dialog: ${dialog.message()}`))
-    return page
-  }
+  const newPage = (): Promise<Page> => watchedPage(context, problems)
 
   it('a new administrator opens the link, chooses a password and sees the dashboard, names shown as text', async () => {
     const page = await newPage()

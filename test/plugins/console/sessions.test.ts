@@ -181,7 +181,7 @@ describe('console sessions: sign-in links, sign-in, the API with a session, sign
       headers: { cookie: `mediactl_session=${'A'.repeat(6000)}`, origin: app.url, 'x-mediactl-csrf': 'x' },
     })
     expect(huge.status).toBe(401)
-    const pages = ['/console', '/console/sign-in', `/console/link/${'A'.repeat(43)}`]
+    const pages = ['/console', '/console/library', '/console/sign-in', `/console/link/${'A'.repeat(43)}`]
     for (const path of pages) {
       const answer = await send(`${app.url}${path}`, {
         headers: { cookie: 'mediactl_session=%ff%fe; mediactl_console_lang=<script>' },

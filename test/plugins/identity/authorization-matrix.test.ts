@@ -2069,6 +2069,10 @@ function consoleRows(): Row[] {
       path: '/console',
       check: (res) => expect(res.headers.location).toBe(`${app.url}/console/sign-in`),
     })),
+    row('GET', '/console/library', 303, async () => ({
+      path: '/console/library',
+      check: (res) => expect(res.headers.location).toBe(`${app.url}/console/sign-in`),
+    })),
     row('GET', '/console/sign-in', 200, async () => ({ path: '/console/sign-in' })),
     row('POST', '/console/sign-in', 400, async () => ({ path: '/console/sign-in', form: { username: 'x' } })),
     row('POST', '/console/sign-out', 303, async () => ({ path: '/console/sign-out', form: { csrf: 'x' } })),

@@ -1,0 +1,116 @@
+import { useSignal } from '@preact/signals'
+import { type Session, deleteAt, putXml } from './api.js'
+import { FolderPicker } from './folder-picker.js'
+import type { FileRow, FolderLink } from './library-data.js'
+import { type Language, type MessageKey, message } from './messages/index.js'
+
+type Step =
+  | { step: 'idle' }
+  | { step: 'moving' }
+  | { step: 'confirm-delete' }
+  | { step: 'working'; done: number; total: number; verb: 'move' | 'delete' }
+  | { step: 'finished'; text: string; failures: string[] }
+
+/**
+ * What to do with the selected files: move them (profile `file.edit`) or delete them (`file.delete`), one API request
+ * per file, with progress; a file the API refuses is reported by name with the API's reason, the others go on.
+ * Controls for a flag the user lacks are not offered.
+ */
+export function BulkActions(props: { session: Session; language: Language; selected: FileRow[]; onDone: () => void }) {
+  const { session, language, selected, onDone } = props
+  const t = (key: MessageKey, values?: Record<string, string | number>) => message(language, key, values)
+  const state = useSignal<Step>({ step: 'idle' })
+  const canMove = session.flags.has('file.edit')
+  const canDelete = session.flags.has('file.delete')
+
+  async function run(verb: 'move' | 'delete', act: (file: FileRow) => Promise<unknown>) {
+    const files = selected
+    const failures: string[] = []
+    for (const [index, file] of files.entries()) {
+      state.value = { step: 'working', done: index, total: files.length, verb }
+      try {
+        await act(file)
+      } catch (error) {
+        failures.push(`${file.name}: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }
+    const done = files.length - failures.length
+    state.value = {
+      step: 'finished',
+      text: t(verb === 'move' ? 'library.moved' : 'library.deleted', { count: done }),
+      failures,
+    }
+    onDone()
+  }
+
+  const move = (folder: FolderLink | null) =>
+    run('move', (file) => putXml(session, `/file/${encodeURIComponent(file.slug)}`, { folder: folder?.slug ?? '/' }))
+  const remove = () => run('delete', (file) => deleteAt(session, `/file/${encodeURIComponent(file.slug)}`))
+
+  const current = state.value
+  const count = selected.length
+  return (
+    <div>
+      {current.step === 'finished' ? (
+        <div role="status">
+          <p class="notice">{current.text}</p>
+          {current.failures.length ? (
+            <div role="alert">
+              <p class="problem">{t('library.failures', { count: current.failures.length })}</p>
+              <ul>
+                {current.failures.map((failure) => (
+                  <li key={failure}>{failure}</li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+      {current.step === 'working' ? (
+        <p role="status">
+          {t(current.verb === 'move' ? 'library.moving' : 'library.deleting', {
+            done: current.done + 1,
+            total: current.total,
+          })}
+        </p>
+      ) : null}
+      {count && (canMove || canDelete) && current.step !== 'working' ? (
+        <div class="actions" role="group" aria-label={t('library.selection', { count })}>
+          <span>{t('library.selection', { count })}</span>
+          {canMove ? (
+            <button type="button" onClick={() => (state.value = { step: 'moving' })}>
+              {t('library.move')}
+            </button>
+          ) : null}
+          {canDelete ? (
+            <button type="button" class="danger" onClick={() => (state.value = { step: 'confirm-delete' })}>
+              {t('library.delete')}
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+      {current.step === 'moving' && count ? (
+        <FolderPicker
+          session={session}
+          language={language}
+          count={count}
+          onPick={move}
+          onCancel={() => (state.value = { step: 'idle' })}
+        />
+      ) : null}
+      {current.step === 'confirm-delete' && count ? (
+        <div class="card" role="alertdialog" aria-labelledby="delete-question" aria-modal="false">
+          <p id="delete-question">{t('library.delete.confirm', { count })}</p>
+          <div class="actions">
+            <button type="button" class="danger" onClick={remove}>
+              {t('library.delete.yes', { count })}
+            </button>
+            <button type="button" class="quiet" onClick={() => (state.value = { step: 'idle' })}>
+              {t('library.cancel')}
+            </button>
+          </div>
+        </div>
+      ) : null}
+    </div>
+  )
+}
