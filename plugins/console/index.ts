@@ -58,6 +58,8 @@ export default definePlugin({
     ctx.routes((r) => consolePageRoutes(r, deps))
     // The foreign keys cascade too; ending them explicitly keeps the outcome independent of it.
     ctx.on('user.deleting', ({ em, user }) => endUserSessions(em, [user.id]).then(() => undefined))
+    // A new password through the API ends every session, the one that asked for it too (sign in again with it).
+    ctx.on('user.password-changed', ({ em, userId }) => endUserSessions(em, [userId]).then(() => undefined))
     ctx.on('platform.users-deleting', ({ em, userIds }) => endUserSessions(em, userIds).then(() => undefined))
     // Run by `mediactl purge`, and in serving processes on `files.purge_schedule`.
     ctx.on('maintenance.purge', async ({ now, report }) => {

@@ -9,6 +9,11 @@ declare module '../../src/kernel/events.js' {
      * (database cascades).
      */
     'user.deleting': { em: EntityManager; user: User }
+    /**
+     * A user's password was changed through the API (`PUT /user/<username>`), inside the updating transaction: what
+     * was opened with the old one (console sessions) ends.
+     */
+    'user.password-changed': { em: EntityManager; userId: number }
     /** A user was created (by the API or an operator's command), inside the creating transaction. */
     'user.created': { em: EntityManager; user: { id: number; username: string; platformId: number } }
     /**

@@ -100,7 +100,7 @@ export function userRoutes(r: Router, deps: IdentityDeps): void {
       const profile = await profileField(c, v, fields.profile, target.platformId)
       v.done()
       if (profile) requireHeld(c, profile.permissions, `The profile "${profile.slug}"`)
-      const user = await updateUser(c.em, target.id, { ...fields, profile })
+      const user = await updateUser(emit, c.em, target.id, { ...fields, profile })
       return reply.xml(200, userInfoXml(c.links, userView(user)))
     },
     {

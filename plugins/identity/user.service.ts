@@ -255,9 +255,10 @@ async function keepOneAdmin(tx: EntityManager, user: User, field: string): Promi
  * Applies a partial update in one transaction: uniqueness of a new username or e-mail
  * (412), and the last active installation administrator stays one (412). A new username
  * keeps the stored HA1, which was made with the old one: the user needs a new API key
- * (`mediactl user key`) to authenticate again. Returns the user, platform and profile loaded.
+ * (`mediactl user key`) to authenticate again. A new password emits `user.password-changed` in the transaction.
+ * Returns the user, platform and profile loaded.
  */
-export async function updateUser(em: EntityManager, id: number, changes: UserChanges): Promise<User> {
+export async function updateUser(emit: Emit, em: EntityManager, id: number, changes: UserChanges): Promise<User> {
   const passwordHash = changes.password ? await hashPassword(changes.password) : undefined
   try {
     return await transaction(em, async (tx) => {
@@ -278,6 +279,7 @@ export async function updateUser(em: EntityManager, id: number, changes: UserCha
       if (passwordHash) current.passwordHash = passwordHash
       if (profile) current.profile = profile
       await tx.flush()
+      if (passwordHash) await emit('user.password-changed', { em: tx, userId: id })
       await tx.populate(current, ['platform', 'profile'])
       return current
     })

@@ -255,11 +255,24 @@ describe('console sessions: sign-in links, sign-in, the API with a session, sign
     expect((await api(four, '/user/pat')).status).toBe(401)
   })
 
-  it('ends the sessions of a user made inactive, and refuses a cross-site sign-in form', async () => {
+  it('ends the sessions of a user made inactive or given a new password, and refuses a cross-site sign-in form', async () => {
     const session = await sessionThroughLink(app, 'pat', PASSWORD)
     expect((await app.client.put('/user/pat', { form: { is_active: '0' } })).status).toBe(200)
     expect((await api(session, '/user/pat')).status).toBe(401)
     expect((await app.client.put('/user/pat', { form: { is_active: '1' } })).status).toBe(200)
+
+    // A new password through the API (here by an administrator) ends the sessions opened with the old one.
+    const before = await sessionThroughLink(app, 'pat', PASSWORD)
+    expect((await api(before, '/user/pat')).status).toBe(200)
+    expect((await app.client.put('/user/pat', { form: { first_name: 'Pat' } })).status).toBe(200)
+    expect((await api(before, '/user/pat')).status).toBe(200)
+    expect((await app.client.put('/user/pat', { form: { password: 'another long password' } })).status).toBe(200)
+    expect((await api(before, '/user/pat')).status).toBe(401)
+    const signedIn = await send(`${app.url}/console/sign-in`, {
+      form: { username: 'pat', password: 'another long password' },
+      headers: { origin: app.url },
+    })
+    expect(signedIn.status).toBe(303)
     const crossSite = await send(`${app.url}/console/sign-in`, {
       form: { username: 'pat', password: PASSWORD },
       headers: { origin: 'http://127.0.0.2:9' },
