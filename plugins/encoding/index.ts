@@ -17,6 +17,7 @@ import { deleteRenditions } from './rendition.service.js'
 import { SHOWN_RENDITIONS, shownRenditions } from './shown-renditions.service.js'
 import { snapshotRoutes } from './snapshot.routes.js'
 import { studioRoutes } from './studio.routes.js'
+import { encodeAgainRoutes } from './encode-again.routes.js'
 
 export { ENCODE_JOB } from './encode.job.js'
 export { INSERT_LOGO_JOB } from './insert-logo.job.js'
@@ -98,6 +99,7 @@ export default definePlugin({
     ctx.routes((r) => {
       snapshotRoutes(r, deps)
       studioRoutes(r, deps)
+      encodeAgainRoutes(r, deps)
       mediaRoutes(r, deps)
     })
   },

@@ -53,6 +53,7 @@ export {
   spaceLeftFor,
 } from './encoding-state.service.js'
 export { wantsToken } from './file-media.service.js'
+export { fileStatusXml } from './file.xml.js'
 export { FILE_INFO, type FileInfo } from './file-info.service.js'
 export { nameField } from './name.fields.js'
 export { DERIVED_FILES, type DerivedFile, type DerivedFiles } from './derived-files.service.js'

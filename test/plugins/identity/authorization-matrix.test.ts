@@ -9,6 +9,7 @@ import { PORTAL_STYLE_FILE } from '../../../plugins/portal/index.js'
 import { peekRecorderCode, recorderScript } from '../../../plugins/recorder/index.js'
 import { consoleScript } from '../../../plugins/console/console-page.routes.js'
 import { UserEntity } from '../../../plugins/identity/index.js'
+import { StoredFileEntity, encodingCode } from '../../../plugins/files/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { type DigestClient, type Response, rawRequest } from '../../helpers/digest-client.js'
 import { multipartRequest } from '../../helpers/multipart.js'
@@ -948,6 +949,23 @@ const ROWS: Row[] = [
     ok: 202,
   }),
   nobodysFile('GET', '/file/:file/snapshots', async () => ({ path: `/file/${P().file}/snapshots` })),
+  own({
+    method: 'POST',
+    route: '/file/:file/encoding',
+    withRight: { profile: ['file.edit'] },
+    without: { profile: [] },
+    target: async (username) => {
+      const slug = await w.mediaFile(username)
+      // Encoded already: encoding it again is what the route is for (one still to come is a 412).
+      await app.kernel.em().nativeUpdate(StoredFileEntity, { slug }, { encodingStatus: encodingCode('finished') })
+      return {
+        path: `/file/${slug}/encoding`,
+        check: (res) => expect(res.body).toContain('<encoding_status><![CDATA[waiting]]></encoding_status>'),
+      }
+    },
+    ok: 202,
+  }),
+  nobodysFile('POST', '/file/:file/encoding', async () => ({ path: `/file/${P().file}/encoding` })),
   own({
     method: 'POST',
     route: '/file/:file/snapshots',
