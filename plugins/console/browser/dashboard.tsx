@@ -1,5 +1,6 @@
 import { ApiError, type Session, childText, getXml, pathOf } from './api.js'
 import { ApiKeyCard } from './api-key.js'
+import { RecentFilesCards } from './dashboard-files.js'
 import { bytes } from './format.js'
 import { LoadProblem, Loading, useLoad } from './load.js'
 import { type Language, type MessageKey, message } from './messages/index.js'
@@ -111,6 +112,7 @@ export function Dashboard(props: { session: Session; language: Language }) {
           </ul>
         )}
       </section>
+      <RecentFilesCards session={session} language={language} />
       <ApiKeyCard session={session} language={language} />
     </div>
   )

@@ -1,6 +1,6 @@
 import { useSignal } from '@preact/signals'
 import { type Session, postXml } from './api.js'
-import { bytes } from './format.js'
+import { bytes, encodingLabel } from './format.js'
 import { BulkActions } from './library-actions.js'
 import { type FileRow, type LibraryPage, loadLibrary } from './library-data.js'
 import { LoadProblem, Loading, useLoad } from './load.js'
@@ -200,11 +200,7 @@ function FileTable(props: { t: T; language: Language; files: FileRow[]; selected
               <th scope="row">{file.name}</th>
               <td>{isType(file.type) ? t(`type.${file.type}`) : file.type}</td>
               <td>{bytes(file.size, language)}</td>
-              <td>
-                {isState(file.status)
-                  ? t(`encoding.${file.status}`, { progress: Math.round(file.progress) })
-                  : file.status}
-              </td>
+              <td>{encodingLabel(language, file.status, file.progress)}</td>
             </tr>
           ))}
         </tbody>
@@ -215,8 +211,6 @@ function FileTable(props: { t: T; language: Language; files: FileRow[]; selected
 
 const isType = (value: string): value is (typeof FILE_TYPES)[number] =>
   (FILE_TYPES as readonly string[]).includes(value)
-const isState = (value: string): value is (typeof ENCODING_STATES)[number] =>
-  (ENCODING_STATES as readonly string[]).includes(value)
 
 function Pager(props: { session: Session; t: T; query: LibraryQuery; total: number; shown: number }) {
   const { session, t, query, total, shown } = props

@@ -63,10 +63,11 @@ describe.skipIf(!HAS_CHROMIUM)('the library in Chromium', { timeout: 90_000 }, (
   it('shows the top folder a page at a time, newest first, names with markup as text', async () => {
     const page = await signedIn('editor')
     await page.goto(`${app.url}/console`)
-    await page.getByRole('link', { name: 'Library' }).click()
+    const sections = page.getByRole('navigation', { name: 'Console sections' })
+    await sections.getByRole('link', { name: 'Library' }).click()
     await page.getByRole('heading', { name: 'Library', level: 1 }).waitFor()
     await page.getByRole('status').filter({ hasText: 'Files 1 to 50 of 122' }).waitFor()
-    expect(await page.getByRole('link', { name: 'Library' }).getAttribute('aria-current')).toBe('page')
+    expect(await sections.getByRole('link', { name: 'Library' }).getAttribute('aria-current')).toBe('page')
     const rows = page.getByRole('table').getByRole('row')
     expect(await rows.count()).toBe(51)
     expect(await rows.nth(1).getByRole('rowheader').textContent()).toBe(HOSTILE)

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import type { DigestClient } from '../../helpers/digest-client.js'
 import { type XmlObject, list, text } from '../../helpers/xml.js'
-import { makeMedia } from '../encoding/encoding.helpers.js'
+import { makeMedia, uploadMedia, waitForStatus } from '../encoding/encoding.helpers.js'
 import { xmlOf } from '../identity/permissions.fixtures.js'
 import { HAS_CHROMIUM, SHOTS, accessible, launchChromium, watchedPage } from './console.browser-helpers.js'
 import { sessionThroughLink } from './console.helpers.js'
@@ -46,8 +46,8 @@ describe.skipIf(!HAS_CHROMIUM)('uploads in the console, in Chromium', { timeout:
     rmSync(workDir, { recursive: true, force: true })
   })
 
-  async function signedIn(): Promise<{ page: Page; context: BrowserContext }> {
-    const session = await sessionThroughLink(app, 'editor')
+  async function signedIn(username = 'editor'): Promise<{ page: Page; context: BrowserContext }> {
+    const session = await sessionThroughLink(app, username)
     const context = await browser.newContext({ viewport: { width: 1024, height: 900 }, locale: 'en-GB' })
     contexts.push(context)
     const [name, value] = session.cookie.split('=') as [string, string]
@@ -124,6 +124,35 @@ describe.skipIf(!HAS_CHROMIUM)('uploads in the console, in Chromium', { timeout:
     })
     await accessible(second, 'a resumed upload')
     await second.close()
+  })
+
+  it('shows a failed encoding on the dashboard with its reason, and encodes it again', async () => {
+    const video = await makeMedia('video')
+    // A platform with room for the upload, not for its renditions: the encoding fails, saying why.
+    const created = await app.client.post('/platforms', {
+      form: { name: 'Tight', max_users: 0, max_space: video.length + 2000 },
+    })
+    const platform = text(xmlOf(created, 201).platform.slug)
+    const tina = await app.createUser({ username: 'tina', platform })
+    const slug = await uploadMedia(tina, video, 'too big.mp4')
+    expect((await waitForStatus(tina, slug)).at(-1)!.status).toBe('failed')
+
+    const { page } = await signedIn('tina')
+    await page.goto(`${app.url}/console`)
+    await page.getByRole('heading', { name: 'Encodings that failed' }).waitFor()
+    await page.getByText(/^too big\.mp4: not enough space for the renditions \(\d+ bytes\)/).waitFor()
+    await accessible(page, 'the dashboard with a failed encoding')
+    await page.screenshot({ path: join(SHOTS, 'dashboard-failure.png'), fullPage: true })
+
+    expect((await app.client.put(`/platform/${platform}`, { form: { max_space: 0 } })).status).toBe(200)
+    await page.getByRole('button', { name: 'Encode too big.mp4 again' }).click()
+    await page.getByRole('status').filter({ hasText: 'too big.mp4 is being encoded again' }).waitFor()
+    await page.getByText('None: every encoding went through.').waitFor()
+    expect((await waitForStatus(tina, slug)).at(-1)!.status).toBe('finished')
+    await page.reload()
+    await page.getByText('too big.mp4: Ready').waitFor()
+    await accessible(page, 'the dashboard after the retry')
+    await page.close()
   })
 
   it('left no script error or dialog on any page', async () => {

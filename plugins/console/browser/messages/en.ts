@@ -145,6 +145,15 @@ export const en = {
   'upload.encoding.label': 'Encoding of {name}',
   'upload.pause': 'Pause {name}',
   'upload.resume': 'Resume {name}',
+  'dashboard.recent': 'Your latest uploads',
+  'dashboard.recent.empty': 'Nothing uploaded yet.',
+  'dashboard.recent.library': 'Open the library',
+  'dashboard.failures': 'Encodings that failed',
+  'dashboard.failures.none': 'None: every encoding went through.',
+  'dashboard.failures.retry': 'Encode {name} again',
+  'dashboard.failures.again': '{name} is being encoded again: its state is in the library.',
+  'dashboard.failures.refused': '{name} could not be encoded again: {reason}',
+  'dashboard.failures.all': 'See every failed encoding ({count})',
 } as const
 
 export type MessageKey = keyof typeof en

@@ -144,4 +144,13 @@ export const fr: Messages = {
   'upload.encoding.label': 'Encodage de {name}',
   'upload.pause': 'Mettre en pause {name}',
   'upload.resume': 'Reprendre {name}',
+  'dashboard.recent': 'Vos derniers envois',
+  'dashboard.recent.empty': 'Rien d’envoyé pour l’instant.',
+  'dashboard.recent.library': 'Ouvrir la médiathèque',
+  'dashboard.failures': 'Encodages en échec',
+  'dashboard.failures.none': 'Aucun : tous les encodages ont abouti.',
+  'dashboard.failures.retry': 'Encoder à nouveau {name}',
+  'dashboard.failures.again': '{name} est de nouveau en cours d’encodage : son état est dans la médiathèque.',
+  'dashboard.failures.refused': '{name} n’a pas pu être encodé à nouveau : {reason}',
+  'dashboard.failures.all': 'Voir tous les encodages en échec ({count})',
 }
