@@ -1,7 +1,7 @@
 import { useSignal } from '@preact/signals'
 import { useEffect, useRef } from 'preact/hooks'
 import * as tus from 'tus-js-client'
-import { type Session, getPage, postXml } from './api.js'
+import { type Session, childText, getPage, postXml } from './api.js'
 import { bytes } from './format.js'
 import { type Language, type MessageKey, message } from './messages/index.js'
 
@@ -123,32 +123,27 @@ export function UploadPanel(props: {
   }
 
   // The encodings of the files uploaded here, all from one request, until each has settled.
-  const encoding = items.value.filter((item) => item.slug && !SETTLED.includes(item.encoding?.status || ''))
+  // The encodings of the files uploaded here, all from one request every POLL_MS, whatever the uploads do meanwhile.
   useEffect(() => {
-    if (!encoding.length) return
-    const timer = setTimeout(async () => {
+    let polling = false
+    const timer = setInterval(async () => {
+      const encoding = items.value.filter((item) => item.slug && !SETTLED.includes(item.encoding?.status || ''))
+      if (!encoding.length || polling) return
+      polling = true
       try {
-        const { doc } = await getPage(session, '/search/files?sort=-created', 0, Math.max(50, items.value.length))
-        const seen = new Map(
-          Array.from(doc.getElementsByTagName('file')).map((element) => [
-            element.getElementsByTagName('slug')[0]?.textContent || '',
-            {
-              status: element.getElementsByTagName('encoding_status')[0]?.textContent || '',
-              progress: Number(element.getElementsByTagName('encoding_progress')[0]?.textContent || 0),
-            },
-          ]),
-        )
+        const seen = await encodingsOf(session, Math.max(50, items.value.length))
         items.value = items.value.map((item) =>
           item.slug && seen.has(item.slug) ? { ...item, encoding: seen.get(item.slug) } : item,
         )
         if (encoding.some((item) => SETTLED.includes(seen.get(item.slug!)?.status || ''))) onUploaded()
       } catch {
         // Tried again at the next tick: a poll that fails is not the upload's failure.
-        items.value = [...items.value]
+      } finally {
+        polling = false
       }
     }, POLL_MS)
-    return () => clearTimeout(timer)
-  }, [items.value])
+    return () => clearInterval(timer)
+  }, [])
 
   return (
     <section class="card" aria-labelledby="upload-heading">
@@ -250,6 +245,20 @@ function UploadRow(props: {
         </button>
       ) : null}
     </li>
+  )
+}
+
+/** The encoding status and progress of the user's `count` newest files, by slug (one request). */
+async function encodingsOf(
+  session: Session,
+  count: number,
+): Promise<Map<string, { status: string; progress: number }>> {
+  const { doc } = await getPage(session, '/search/files?sort=-created', 0, count)
+  return new Map(
+    Array.from(doc.getElementsByTagName('file')).map((element) => [
+      childText(element, 'slug'),
+      { status: childText(element, 'encoding_status'), progress: Number(childText(element, 'encoding_progress')) },
+    ]),
   )
 }
 
