@@ -1,18 +1,21 @@
 import { useSignal } from '@preact/signals'
 import { type Session, deleteAt, putXml } from './api.js'
 import { FolderPicker } from './folder-picker.js'
+import { PublishPanel } from './library-publish.js'
 import type { FileRow, FolderLink } from './library-data.js'
 import { type Language, type MessageKey, message } from './messages/index.js'
 
 type Step =
   | { step: 'idle' }
   | { step: 'moving' }
+  | { step: 'publishing' }
   | { step: 'confirm-delete' }
   | { step: 'working'; done: number; total: number; verb: 'move' | 'delete' }
   | { step: 'finished'; text: string; failures: string[] }
 
 /**
- * What to do with the selected files: move them (profile `file.edit`) or delete them (`file.delete`), one API request
+ * What to do with the selected files: move them (profile `file.edit`), publish them (a `file.publish_<type>` flag) or
+ * delete them (`file.delete`), one API request
  * per file, with progress; a file the API refuses is reported by name with the API's reason, the others go on.
  * Controls for a flag the user lacks are not offered.
  */
@@ -22,6 +25,8 @@ export function BulkActions(props: { session: Session; language: Language; selec
   const state = useSignal<Step>({ step: 'idle' })
   const canMove = session.flags.has('file.edit')
   const canDelete = session.flags.has('file.delete')
+  // Publishing needs a file.publish_<type> flag (and resource.create on the stream, which only the API knows).
+  const canPublish = [...session.flags].some((flag) => flag.startsWith('file.publish_'))
 
   async function run(verb: 'move' | 'delete', act: (file: FileRow) => Promise<unknown>) {
     const files = selected
@@ -74,12 +79,17 @@ export function BulkActions(props: { session: Session; language: Language; selec
           })}
         </p>
       ) : null}
-      {count && (canMove || canDelete) && current.step !== 'working' ? (
+      {count && (canMove || canDelete || canPublish) && current.step !== 'working' ? (
         <div class="actions" role="group" aria-label={t('library.selection', { count })}>
           <span>{t('library.selection', { count })}</span>
           {canMove ? (
             <button type="button" onClick={() => (state.value = { step: 'moving' })}>
               {t('library.move')}
+            </button>
+          ) : null}
+          {canPublish ? (
+            <button type="button" onClick={() => (state.value = { step: 'publishing' })}>
+              {t('library.publish')}
             </button>
           ) : null}
           {canDelete ? (
@@ -96,6 +106,14 @@ export function BulkActions(props: { session: Session; language: Language; selec
           count={count}
           onPick={move}
           onCancel={() => (state.value = { step: 'idle' })}
+        />
+      ) : null}
+      {current.step === 'publishing' && count ? (
+        <PublishPanel
+          session={session}
+          language={language}
+          files={selected}
+          onClose={() => (state.value = { step: 'idle' })}
         />
       ) : null}
       {current.step === 'confirm-delete' && count ? (

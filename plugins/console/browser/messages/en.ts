@@ -154,6 +154,21 @@ export const en = {
   'dashboard.failures.again': '{name} is being encoded again: its state is in the library.',
   'dashboard.failures.refused': '{name} could not be encoded again: {reason}',
   'dashboard.failures.all': 'See every failed encoding ({count})',
+  'library.publish': 'Publish…',
+  'publish.title': 'Publish the files selected ({count})',
+  'publish.stream': 'Into the stream',
+  'publish.stream.choose': 'Choose a stream',
+  'publish.visibility': 'Visibility',
+  'publish.visibility.hidden': 'Hidden: only for those who may see hidden media',
+  'publish.visibility.visible': 'Visible to everyone who sees the stream',
+  'publish.visibility.draft': 'Draft',
+  'publish.visibility.hint': 'Hidden unless you choose otherwise; you can change it later.',
+  'publish.submit': 'Publish ({count})',
+  'publish.done': 'Published: {title}',
+  'publish.refused': '{name} was not published: {reason}',
+  'publish.copy': 'Copy the link to {title}',
+  'publish.nowhere': 'There is no stream you can publish into yet: a media site and a stream come first.',
+  'publish.close': 'Done',
 } as const
 
 export type MessageKey = keyof typeof en
