@@ -90,3 +90,22 @@ export function forkBenchServer(file) {
     },
   }
 }
+
+/**
+ * `node bench/<scenario>.js` alone: runs the scenario on a server forked by `start`, prints its table, exits 1 when
+ * it is not valid.
+ */
+export async function runAlone({ run, start, format }) {
+  const say = (line) => process.stderr.write(`${line}\n`)
+  const result = await run({
+    dist,
+    say,
+    startServer: async () => {
+      const server = start()
+      return { server, app: await server.ready }
+    },
+  })
+  process.stdout.write(`${format(result)}\n`)
+  say(`(Node.js ${process.version}, Chromium ${result.settings?.chromiumVersion ?? '-'})`)
+  process.exitCode = result.valid === false ? 1 : 0
+}

@@ -25,7 +25,7 @@
 import { existsSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { dist, forkBenchServer, serveBenchKernel } from './bench-server.js'
+import { dist, forkBenchServer, runAlone, serveBenchKernel } from './bench-server.js'
 import { digestFetch, fetchRaw, md5 } from './digest.js'
 
 export const consoleSettings = {
@@ -267,15 +267,5 @@ const isMain = process.argv[1] && pathToFileURL(process.argv[1]).href === import
 if (isMain && process.argv.includes('--role=server')) {
   await serverChild()
 } else if (isMain) {
-  const say = (line) => process.stderr.write(`${line}\n`)
-  const result = await runConsole({
-    say,
-    startServer: async () => {
-      const server = startConsoleServer()
-      return { server, app: await server.ready }
-    },
-  })
-  process.stdout.write(`${formatConsoleTable(result)}\n`)
-  say(`(Node.js ${process.version}, Chromium ${result.settings?.chromiumVersion ?? '-'})`)
-  process.exitCode = result.valid === false ? 1 : 0
+  await runAlone({ run: runConsole, start: startConsoleServer, format: formatConsoleTable })
 }

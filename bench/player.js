@@ -41,7 +41,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { dist, forkBenchServer, serveBenchKernel } from './bench-server.js'
+import { forkBenchServer, runAlone, serveBenchKernel } from './bench-server.js'
 import { digestFetch, fetchRaw, md5 } from './digest.js'
 import { multipart } from './publishing-data.js'
 import { multipartUpload, slugOf } from './uploads.js'
@@ -407,16 +407,5 @@ const isMain = process.argv[1] && pathToFileURL(process.argv[1]).href === import
 if (isMain && process.argv.includes('--role=server')) {
   await serverChild()
 } else if (isMain) {
-  const say = (line) => process.stderr.write(`${line}\n`)
-  const result = await runPlayer({
-    dist,
-    say,
-    startServer: async () => {
-      const server = startPlayerServer()
-      return { server, app: await server.ready }
-    },
-  })
-  process.stdout.write(`${formatPlayerTable(result)}\n`)
-  say(`(Node.js ${process.version}, Chromium ${result.settings?.chromiumVersion ?? '-'})`)
-  process.exitCode = result.valid === false ? 1 : 0
+  await runAlone({ run: runPlayer, start: startPlayerServer, format: formatPlayerTable })
 }

@@ -53,6 +53,14 @@ export function pathOf(session: Session, href: string): string {
   return prefix && path.startsWith(prefix) ? path.slice(prefix.length) : path
 }
 
+/** The slugs of the media sites the user sees: the `media` links of the services root (`GET /`). */
+export async function mediaSlugs(session: Session): Promise<string[]> {
+  const root = await getXml(session, '/')
+  return Array.from(root.getElementsByTagName('media')).map((element) =>
+    decodeURIComponent(pathOf(session, element.getAttribute('href') || '').replace(/^\/media\//, '')),
+  )
+}
+
 /** GETs an API route as XML (see `xmlOf` for refusals). */
 export function getXml(session: Session, path: string): Promise<Document> {
   return requestXml(session, 'GET', path)

@@ -1,4 +1,4 @@
-import { ApiError, type Session, childText, getXml, pathOf } from './api.js'
+import { ApiError, type Session, childText, getXml, mediaSlugs, pathOf } from './api.js'
 import { ApiKeyCard } from './api-key.js'
 import { RecentFilesCards } from './dashboard-files.js'
 import { bytes } from './format.js'
@@ -38,11 +38,7 @@ async function loadOverview(session: Session): Promise<Overview> {
       if (!(error instanceof ApiError && (error.status === 403 || error.status === 404))) throw error
     }
   }
-  const services = await getXml(session, '/')
-  const media = Array.from(services.getElementsByTagName('media')).map((element) =>
-    decodeURIComponent(pathOf(session, element.getAttribute('href') || '').replace(/^\/media\//, '')),
-  )
-  return { platform, media }
+  return { platform, media: await mediaSlugs(session) }
 }
 
 /**

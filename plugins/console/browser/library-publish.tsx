@@ -1,5 +1,5 @@
 import { useSignal } from '@preact/signals'
-import { type Session, childText, getXml, pathOf, postXml } from './api.js'
+import { type Session, childText, getXml, mediaSlugs, postXml } from './api.js'
 import type { FileRow } from './library-data.js'
 import { LoadProblem, Loading, useLoad } from './load.js'
 import { type Language, type MessageKey, message } from './messages/index.js'
@@ -22,12 +22,8 @@ export const VISIBILITIES = ['hidden', 'visible', 'draft'] as const
 
 /** The media sites the user sees (`GET /`), each with its streams (`GET /media/<slug>/streams`). */
 async function loadPlaces(session: Session): Promise<Place[]> {
-  const root = await getXml(session, '/')
-  const slugs = Array.from(root.getElementsByTagName('media')).map((element) =>
-    decodeURIComponent(pathOf(session, element.getAttribute('href') || '').replace(/^\/media\//, '')),
-  )
   return Promise.all(
-    slugs.map(async (slug) => {
+    (await mediaSlugs(session)).map(async (slug) => {
       const [media, streams] = await Promise.all([
         getXml(session, `/media/${encodeURIComponent(slug)}`),
         getXml(session, `/media/${encodeURIComponent(slug)}/streams`),
