@@ -49,6 +49,17 @@ td{white-space:nowrap}
 ul.uploads{list-style:none;padding:0;margin:12px 0 0}ul.uploads li{padding:8px 0;border-bottom:1px solid var(--line)}
 ul.uploads p{margin:0}ul.uploads .name{font-weight:600}progress{width:100%;height:1rem}
 .hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+textarea,input[type=number],input[type=url],input[type=email],input[type=datetime-local],input[type=color]{width:100%;font:inherit;padding:8px;border:1px solid var(--muted);border-radius:6px;background:var(--bg);color:var(--fg)}
+textarea{min-height:5rem;resize:vertical}
+dl.facts{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:4px 16px;margin:0}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+pre.code{white-space:pre-wrap;word-break:break-all;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:8px;margin:8px 0}
+fieldset{border:1px solid var(--line);border-radius:6px;margin:12px 0;padding:8px 12px}legend{font-weight:600}
+/* area:file */
+/* area:publishing */
+/* area:people */
+/* area:webhooks */
+/* area:settings */
+/* area:jobs */
 `
 
 export interface PageShell {
@@ -151,11 +162,20 @@ export function linkRefusedPage(language: Language, base: string, problem: 'unkn
   return consoleDocument({ language, title: t('link.title'), body })
 }
 
-/** The console's sections: each its own address (links, the back button), rendered by the application. */
+/**
+ * The console's sections: each its own address (links, the back button), rendered by the application. `nav`: listed
+ * in the bar; `shownWith`: listed only for a profile holding one of these flags (the API still decides each request).
+ */
 export const SECTIONS = {
-  dashboard: { path: '/console', title: 'dashboard.title' },
-  library: { path: '/console/library', title: 'library.title' },
-} as const satisfies Record<string, { path: string; title: MessageKey }>
+  dashboard: { path: '/console', title: 'dashboard.title', nav: true },
+  library: { path: '/console/library', title: 'library.title', nav: true },
+  file: { path: '/console/file', title: 'file.title', nav: false },
+  publishing: { path: '/console/publishing', title: 'publishing.title', nav: true },
+  people: { path: '/console/people', title: 'people.title', nav: true, shownWith: ['user.view', 'group.view'] },
+  webhooks: { path: '/console/webhooks', title: 'webhooks.title', nav: true, shownWith: ['platform.edit'] },
+  jobs: { path: '/console/jobs', title: 'jobs.title', nav: true, shownWith: ['platform.edit', 'instance.view'] },
+  settings: { path: '/console/settings', title: 'settings.title', nav: true, shownWith: ['platform.edit'] },
+} as const satisfies Record<string, { path: string; title: MessageKey; nav: boolean; shownWith?: readonly string[] }>
 export type Section = keyof typeof SECTIONS
 
 export interface ShellView {
@@ -176,7 +196,11 @@ export interface ShellView {
 export function shellPage({ language, base, username, csrf, script, section, flags }: ShellView): string {
   const t = (key: MessageKey, values?: Record<string, string | number>) => message(language, key, values)
   const here = SECTIONS[section]
-  const links = (Object.keys(SECTIONS) as Section[]).map(
+  const listed = (name: Section) => {
+    const entry: { nav: boolean; shownWith?: readonly string[] } = SECTIONS[name]
+    return entry.nav && (!entry.shownWith || entry.shownWith.some((flag) => flags.includes(flag)))
+  }
+  const links = (Object.keys(SECTIONS) as Section[]).filter(listed).map(
     (name) =>
       html`<li><a href="${base}${SECTIONS[name].path}"${name === section ? html` aria-current="page"` : ''}>${t(`nav.${name}`)}</a></li>`,
   )

@@ -1,3 +1,10 @@
+import { fileEn } from './file-page.js'
+import { publishingEn } from './publishing.js'
+import { peopleEn } from './people.js'
+import { webhooksEn } from './webhooks.js'
+import { jobsEn } from './jobs.js'
+import { settingsEn } from './settings.js'
+
 /**
  * The console's English messages: every string of its pages (server-rendered and in the browser) comes from here or
  * from fr.ts, which must have the same keys (the type says so, and test/plugins/console/messages.test.ts checks
@@ -169,6 +176,12 @@ export const en = {
   'publish.copy': 'Copy the link to {title}',
   'publish.nowhere': 'There is no stream you can publish into yet: a media site and a stream come first.',
   'publish.close': 'Done',
+  ...fileEn,
+  ...publishingEn,
+  ...peopleEn,
+  ...webhooksEn,
+  ...jobsEn,
+  ...settingsEn,
 } as const
 
 export type MessageKey = keyof typeof en

@@ -1,4 +1,10 @@
 import type { Messages } from './en.js'
+import { fileFr } from './file-page.js'
+import { publishingFr } from './publishing.js'
+import { peopleFr } from './people.js'
+import { webhooksFr } from './webhooks.js'
+import { jobsFr } from './jobs.js'
+import { settingsFr } from './settings.js'
 
 /** The console's French messages: the keys of en.ts, every one (the type checks it). */
 export const fr: Messages = {
@@ -168,4 +174,10 @@ export const fr: Messages = {
   'publish.copy': 'Copier le lien vers {title}',
   'publish.nowhere': 'Aucun flux où publier pour l’instant : il faut d’abord un site média et un flux.',
   'publish.close': 'Terminé',
+  ...fileFr,
+  ...publishingFr,
+  ...peopleFr,
+  ...webhooksFr,
+  ...jobsFr,
+  ...settingsFr,
 }
