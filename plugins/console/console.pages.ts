@@ -171,7 +171,13 @@ export const SECTIONS = {
   library: { path: '/console/library', title: 'library.title', nav: true },
   file: { path: '/console/file', title: 'file.title', nav: false },
   publishing: { path: '/console/publishing', title: 'publishing.title', nav: true },
-  people: { path: '/console/people', title: 'people.title', nav: true, shownWith: ['user.view', 'group.view'] },
+  people: {
+    path: '/console/people',
+    title: 'people.title',
+    nav: true,
+    // Managing people, not seeing them: a Publisher (user.view, group.view) is offered no user management.
+    shownWith: ['user.create', 'user.edit', 'user.delete', 'user.manage_access', 'group.create', 'group.edit'],
+  },
   webhooks: { path: '/console/webhooks', title: 'webhooks.title', nav: true, shownWith: ['platform.edit'] },
   jobs: { path: '/console/jobs', title: 'jobs.title', nav: true, shownWith: ['platform.edit', 'instance.view'] },
   settings: { path: '/console/settings', title: 'settings.title', nav: true, shownWith: ['platform.edit'] },
@@ -200,10 +206,12 @@ export function shellPage({ language, base, username, csrf, script, section, fla
     const entry: { nav: boolean; shownWith?: readonly string[] } = SECTIONS[name]
     return entry.nav && (!entry.shownWith || entry.shownWith.some((flag) => flags.includes(flag)))
   }
-  const links = (Object.keys(SECTIONS) as Section[]).filter(listed).map(
-    (name) =>
-      html`<li><a href="${base}${SECTIONS[name].path}"${name === section ? html` aria-current="page"` : ''}>${t(`nav.${name}`)}</a></li>`,
-  )
+  const links = (Object.keys(SECTIONS) as Section[])
+    .filter(listed)
+    .map(
+      (name) =>
+        html`<li><a href="${base}${SECTIONS[name].path}"${name === section ? html` aria-current="page"` : ''}>${t(`nav.${name}`)}</a></li>`,
+    )
   const body = html`<a class="skip" href="#content">${t('nav.skip')}</a>
 <header class="bar">
 <p class="brand">${t('app.name')}</p>
