@@ -39,6 +39,7 @@ const LOADERS: Record<string, Loader> = {
   player: () => import('../plugins/player/index.js'),
   portal: () => import('../plugins/portal/index.js'),
   webhooks: () => import('../plugins/webhooks/index.js'),
+  'job-admin': () => import('../plugins/job-admin/index.js'),
   console: () => import('../plugins/console/index.js'),
 }
 

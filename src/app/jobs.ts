@@ -1,4 +1,12 @@
-import { type JobRecord, type JobState, type Jobs, type Kernel, UserError } from '../kernel/index.js'
+import {
+  CANCELLABLE_STATES,
+  type JobRecord,
+  type JobState,
+  type Jobs,
+  type Kernel,
+  RETRYABLE_STATES,
+  UserError,
+} from '../kernel/index.js'
 import { type BootRequest, withKernel } from './boot.js'
 
 /** A job as `mediactl jobs` prints it with `--json`. */
@@ -79,7 +87,7 @@ async function named(jobs: Jobs, target: string, prefer: (job: JobRecord) => boo
 /** Queues a failed or cancelled job again (attempts from 0); a consuming process runs it at once. */
 export function retryJob(options: JobActionOptions): Promise<JobView> {
   return withJobs(options, async (jobs) => {
-    const job = await named(jobs, options.target, (j) => j.state === 'failed' || j.state === 'cancelled')
+    const job = await named(jobs, options.target, (j) => RETRYABLE_STATES.includes(j.state))
     const retried = await jobs.retry(job.id)
     if (!retried) throw new UserError(`job ${job.id} is gone: list them with "mediactl jobs list"`)
     return jobView(retried)
@@ -89,7 +97,7 @@ export function retryJob(options: JobActionOptions): Promise<JobView> {
 /** Cancels a waiting or running job; a run in flight stops at its next heartbeat (a third of `jobs.lease`). */
 export function cancelJob(options: JobActionOptions): Promise<JobView> {
   return withJobs(options, async (jobs) => {
-    const job = await named(jobs, options.target, (j) => j.state === 'waiting' || j.state === 'running')
+    const job = await named(jobs, options.target, (j) => CANCELLABLE_STATES.includes(j.state))
     const cancelled = await jobs.cancel(job.id)
     if (!cancelled) throw new UserError(`job ${job.id} is gone: list them with "mediactl jobs list"`)
     return jobView(cancelled)

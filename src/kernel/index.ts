@@ -107,10 +107,13 @@ export type { AcquireOptions, LockLease, LocksPort } from './ports/locks.port.js
 export { statePerProcess } from './state/shared-state.js'
 export { LockWaiters } from './state/lock-waiters.js'
 export {
+  CANCELLABLE_STATES,
   JOB_STATES,
+  RETRYABLE_STATES,
   PermanentJobError,
   type EnqueueOptions,
   type JobContext,
+  type JobFilter,
   type JobHandler,
   type JobRecord,
   type JobState,
@@ -118,7 +121,7 @@ export {
   type JobTypeOptions,
 } from './jobs/job.types.js'
 export type { JobSignal, JobTaker, QueuePort } from './ports/queue.port.js'
-export { Jobs, type Reconciler } from './jobs/jobs.js'
+export { Jobs, type JobsAdmin, type Reconciler } from './jobs/jobs.js'
 export { MAX_PAYLOAD_BYTES } from './jobs/job-store.js'
 export { jobConcurrency } from './jobs/job-registry.js'
 export type {

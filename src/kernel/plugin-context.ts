@@ -64,6 +64,7 @@ export function pluginContext(
     job: (type, handler, options) => kernel.jobTypes.declare(name, type, handler, options),
     enqueue: (type, payload, options) => kernel.jobs.enqueue(type, payload, options),
     reconcile: (run) => kernel.jobs.reconcile(name, run),
+    jobs: kernel.jobs,
     ready: (dependency, check, startWait) => kernel.readiness.add(dependency, check, startWait),
     on: (event, handler) => services.events.on(name, event, handler),
     emit: (event, payload) => services.events.emit(event, payload),

@@ -15,7 +15,7 @@ import type { CacheOptions, ProcessCache } from './cache/process-cache.js'
 import type { Reader } from './cache/reader.js'
 import type { Tokens } from './signed-token.js'
 import type { EnqueueOptions, JobHandler, JobRecord, JobTypeOptions } from './jobs/job.types.js'
-import type { Reconciler } from './jobs/jobs.js'
+import type { JobsAdmin, Reconciler } from './jobs/jobs.js'
 import type { PluginMetrics } from './metrics/metrics-registry.js'
 import type { ServiceKey } from './plugin-services.js'
 import { UserError } from './errors.js'
@@ -91,6 +91,11 @@ export interface PluginContext<C = unknown> {
    * (a file waiting for an encoding), queues it and answers how many it queued (logged, counted).
    */
   reconcile(run: Reconciler): void
+  /**
+   * Every plugin's jobs as an operator sees them: listed, counted, retried, cancelled (the jobs
+   * plugin's routes; the CLI's `jobs` commands act on the same). Who may see which is the caller's to decide.
+   */
+  readonly jobs: JobsAdmin
   /**
    * Declares a dependency `GET /ready` checks (Redis, the storage): `check` resolves while it
    * answers, throws (or hangs past 2 s) when not. Called at every readiness probe (at most

@@ -184,7 +184,7 @@ describe('mediactl doctor on a healthy instance', () => {
     ])
     expect(result.stdout).toContain(`sqlite at ${join(dir, 'data', 'mediactl.sqlite')}`)
     expect(result.stdout).toMatch(/✓ migrations +schema up to date \(\d+ migrations applied\)/)
-    expect(result.stdout).toMatch(/✓ config +valid; 22 plugins \(queue inline, storage fs, state database\)/)
+    expect(result.stdout).toMatch(/✓ config +valid; 23 plugins \(queue inline, storage fs, state database\)/)
     expect(result.stdout).toContain(`Node.js ${process.versions.node}`)
     expect(result.stdout).toMatch(/✓ ffmpeg +ffmpeg version \S+ \((PATH|FFMPEG_PATH|bundled npm copy): /)
     // The flavor names clients will see.

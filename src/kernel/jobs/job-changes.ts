@@ -3,7 +3,7 @@ import type { EntityManager } from '../db/orm.js'
 import type { Logger } from '../log.js'
 import { transaction } from '../db/transaction.js'
 import { JobQueueError, type JobStore, isUniqueViolation } from './job-store.js'
-import type { JobRecord, JobTypeOptions } from './job.types.js'
+import { CANCELLABLE_STATES, type JobRecord, type JobTypeOptions, RETRYABLE_STATES } from './job.types.js'
 
 /** How long a job whose state hook failed at its start waits before it is tried again. */
 const HOOK_RETRY_MS = 10_000
@@ -169,12 +169,12 @@ export class JobChanges {
     for (;;) {
       const job = await this.store.get(id)
       if (!job) return null
-      if (job.state !== 'failed' && job.state !== 'cancelled') {
+      if (!RETRYABLE_STATES.includes(job.state)) {
         throw new JobQueueError(`job ${id} is ${job.state}: only failed or cancelled jobs can be retried`)
       }
       try {
         const after = await this.change((db) =>
-          this.store.move(db, id, ['failed', 'cancelled'], {
+          this.store.move(db, id, RETRYABLE_STATES, {
             state: 'waiting',
             attempts: 0,
             progress: 0,
@@ -199,11 +199,11 @@ export class JobChanges {
   async cancel(id: string): Promise<JobRecord | null> {
     const job = await this.store.get(id)
     if (!job) return null
-    if (job.state !== 'waiting' && job.state !== 'running') {
+    if (!CANCELLABLE_STATES.includes(job.state)) {
       throw new JobQueueError(`job ${id} is ${job.state}: only waiting or running jobs can be cancelled`)
     }
     const after = await this.change((db) =>
-      this.store.move(db, id, ['waiting', 'running'], {
+      this.store.move(db, id, CANCELLABLE_STATES, {
         state: 'cancelled',
         last_error: 'cancelled by an operator',
         live_key: null,

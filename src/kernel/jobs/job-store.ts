@@ -92,14 +92,35 @@ export class JobStore {
 
   async list(filter: JobFilter = {}): Promise<JobRecord[]> {
     const limit = Math.min(Math.max(Math.trunc(filter.limit ?? 100), 1), 10_000)
+    const offset = Math.max(Math.trunc(filter.offset ?? 0), 0)
+    const query = this.filtered(filter).select('*').orderBy('id', 'desc').limit(limit).offset(offset)
+    return ((await query) as Row[]).map(toRecord)
+  }
+
+  /** How many jobs `filter` matches (its limit and offset aside): the total of a paged list. */
+  async count(filter: JobFilter = {}): Promise<number> {
+    const row = (await this.filtered(filter).count({ n: '*' }).first()) as Row | undefined
+    return Number(row?.n ?? 0)
+  }
+
+  /** The distinct subjects of the jobs `filter` matches: what a caller checks before listing only some. */
+  async subjects(filter: JobFilter = {}): Promise<string[]> {
+    const rows = (await this.filtered(filter).distinct('subject').whereNotNull('subject')) as Row[]
+    return rows.map((row) => String(row.subject))
+  }
+
+  /** The jobs table narrowed by `filter`'s state, subject, type and subjects. */
+  private filtered(filter: JobFilter): Knex.QueryBuilder {
     if (filter.state !== undefined && !JOB_STATES.includes(filter.state)) {
       throw new JobQueueError(`unknown job state "${String(filter.state)}": ${JOB_STATES.join(', ')}`)
     }
-    const query = this.table().select('*').orderBy('id', 'desc').limit(limit)
+    const query = this.table()
     if (filter.state) query.where({ state: filter.state })
     if (filter.subject !== undefined) query.where({ subject: filter.subject })
     if (filter.type !== undefined) query.where({ type: filter.type })
-    return ((await query) as Row[]).map(toRecord)
+    // An empty list matches nothing (knex writes `1 = 0`).
+    if (filter.subjects !== undefined) query.whereIn('subject', [...filter.subjects])
+    return query
   }
 
   /** Which of `keys` a live job holds. */

@@ -13,6 +13,12 @@ export const JOB_STATES: readonly JobState[] = ['waiting', 'running', 'succeeded
 /** The live states: a job in one of them holds its key. */
 export const LIVE_STATES: readonly JobState[] = ['waiting', 'running']
 
+/** The states an operator may queue again from (`jobs retry`, `POST /job/<id>/retry`). */
+export const RETRYABLE_STATES: readonly JobState[] = ['failed', 'cancelled']
+
+/** The states an operator may cancel in (`jobs cancel`, `POST /job/<id>/cancel`): the live ones. */
+export const CANCELLABLE_STATES: readonly JobState[] = LIVE_STATES
+
 /** A job as the database keeps it (`mediactl jobs list` shows these). */
 export interface JobRecord {
   /** The job's number, as text. */
@@ -151,6 +157,10 @@ export interface JobFilter {
   /** Jobs about this subject (a file's slug). */
   subject?: string
   type?: string
+  /** Jobs about one of these subjects only (an empty list: none). */
+  subjects?: readonly string[]
   /** At most this many, newest first (default 100, at most 10 000). */
   limit?: number
+  /** Skips this many first (newest first), for pages. */
+  offset?: number
 }

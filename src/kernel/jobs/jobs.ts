@@ -33,6 +33,9 @@ export type Reconciler = (tools: {
   liveKeys(keys: readonly string[]): Promise<Set<string>>
 }) => Promise<number>
 
+/** What plugins reach of the jobs (`ctx.jobs`): the operator's view and actions, as the CLI's commands have them. */
+export type JobsAdmin = Pick<Jobs, 'get' | 'list' | 'count' | 'subjects' | 'retry' | 'cancel'>
+
 /** What the jobs module counts (exposed as metrics). */
 export interface JobsStats {
   /** Jobs queued by reconcilers: work that had no live job. */
@@ -138,6 +141,16 @@ export class Jobs {
 
   list(filter: JobFilter = {}): Promise<JobRecord[]> {
     return this.store.list(filter)
+  }
+
+  /** How many jobs `filter` matches (the total of a paged list). */
+  count(filter: JobFilter = {}): Promise<number> {
+    return this.store.count(filter)
+  }
+
+  /** The distinct subjects of the jobs `filter` matches. */
+  subjects(filter: JobFilter = {}): Promise<string[]> {
+    return this.store.subjects(filter)
   }
 
   /**

@@ -125,6 +125,8 @@ export interface TenantObjects {
   /** A webhook of the platform (its id), with one delivery (`delivery`, its id). */
   webhook: string
   delivery: string
+  /** A failed job of `file` (its number). */
+  job: string
 }
 
 /** Where the matrix's webhooks point: loopback, a port nobody listens on (deliveries fail, nothing leaves the machine). */
@@ -223,12 +225,14 @@ export class World {
     const behavior = (await em.findOneOrFail(PlayerBehaviorEntity, { platform: platform.id }, first)).slug
     const webhook = await this.webhook(platform)
     const delivery = await this.delivery(webhook)
+    // A number no answer holds by chance: the leak probes replace it in bodies.
+    const job = await this.job(file, 'failed', prefix === 'alpha' ? 7_340_001 : 7_340_002)
     return {
       ...partial,
       ...{ profile, role, user, group, userAccess, groupAccess, metadata, directory, file },
       ...{ media, channel, feed, stream, hiddenStream, draftStream },
       ...{ resource, hiddenResource, resourceInHiddenStream, draftResource },
-      ...{ widget, theme, behavior, webhook, delivery },
+      ...{ widget, theme, behavior, webhook, delivery, job },
     }
   }
 
@@ -513,6 +517,43 @@ export class World {
       createdAt: now,
     })
     return delivery
+  }
+
+  /**
+   * A job of a file (by slug), written straight into the jobs table: failed (no attempt left), or waiting with its
+   * next try an hour away, so that the matrix's running jobs never take it while a row looks at it. Its payload names
+   * no file: run once retried, it ends at once. `id`: its number, else the next. Returns its number.
+   */
+  async job(file: string, state: 'waiting' | 'failed', id?: number): Promise<string> {
+    const { store } = this.app.kernel.jobs
+    const now = store.at(new Date())
+    const [row] = (await store
+      .table()
+      .insert({
+        ...(id === undefined ? {} : { id }),
+        type: 'encoding.encode',
+        payload: JSON.stringify({ fileId: 0 }),
+        state,
+        attempts: state === 'failed' ? 3 : 0,
+        max_attempts: 3,
+        progress: 0,
+        last_error: state === 'failed' ? 'failed on purpose (matrix)' : null,
+        key: null,
+        live_key: null,
+        subject: file,
+        run_after: store.at(new Date(Date.now() + 3600_000)),
+        lease_until: null,
+        lease_owner: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')) as ({ id: number } | number)[]
+    return String(typeof row === 'object' ? row.id : row)
+  }
+
+  /** A job's state now (undefined once it is gone). */
+  async jobState(id: string): Promise<string | undefined> {
+    return (await this.app.kernel.jobs.get(id))?.state
   }
 
   /** A widget of a resource (640x360, the player's defaults); returns its slug. */
