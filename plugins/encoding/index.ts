@@ -18,11 +18,12 @@ import { SHOWN_RENDITIONS, shownRenditions } from './shown-renditions.service.js
 import { snapshotRoutes } from './snapshot.routes.js'
 import { studioRoutes } from './studio.routes.js'
 import { encodeAgainRoutes } from './encode-again.routes.js'
+import { fileRenditionRoutes } from './file-renditions.routes.js'
 
 export { ENCODE_JOB } from './encode.job.js'
 export { INSERT_LOGO_JOB } from './insert-logo.job.js'
 export { MEDIA_TOKEN_PURPOSE } from './media-token.js'
-export { CACHE, serveStored } from './media-delivery.js'
+export { CACHE, attachment, serveStored } from './media-delivery.js'
 export { MEDIA_PERMISSION, type MediaMount, mediaFile, mountMedia } from './media.routes.js'
 export { type Rendition, RenditionEntity, type RenditionKind } from './rendition.entity.js'
 export { type RenditionView, renditionQueries } from './rendition.queries.js'
@@ -101,6 +102,7 @@ export default definePlugin({
       studioRoutes(r, deps)
       encodeAgainRoutes(r, deps)
       mediaRoutes(r, deps)
+      fileRenditionRoutes(r, deps)
     })
   },
 })

@@ -123,3 +123,9 @@ export async function servePlaylist(
   const body = tokenizePlaylist(await readSmall(storage, key), token)
   return reply.raw(200, body, type, { 'Cache-Control': cacheControl(c, CACHE.playlists) })
 }
+
+/** `attachment; filename=...` with the name made safe for the header (RFC 6266 `filename*`): a download. */
+export function attachment(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_')
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`
+}

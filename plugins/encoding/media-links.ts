@@ -38,4 +38,23 @@ export class MediaLinks {
       this.links.url('file', file.slug, 'snapshots', `${rendition.name}.jpg`) + this.query(file, rendition, withToken)
     )
   }
+
+  /** `/file/<slug>/flavor/video/<name>.mp4`, `/file/<slug>/flavor/audio/<name>.<stored extension>`. */
+  flavor(file: FileView, rendition: RenditionView, withToken: boolean): string {
+    const track = rendition.mimeType.startsWith('audio/')
+      ? ['audio', `${rendition.name}${rendition.storageKey.slice(rendition.storageKey.lastIndexOf('.'))}`]
+      : ['video', `${rendition.name}.mp4`]
+    return this.links.url('file', file.slug, 'flavor', ...track) + this.query(file, rendition, withToken)
+  }
+
+  /** `/file/<slug>/hls/master.m3u8`. */
+  hls(file: FileView, rendition: RenditionView, withToken: boolean): string {
+    return this.links.url('file', file.slug, 'hls', 'master.m3u8') + this.query(file, rendition, withToken)
+  }
+
+  /** `/file/<slug>/source`: the uploaded original (no `v=`: a file's original never changes). */
+  source(file: FileView, withToken: boolean): string {
+    const url = this.links.url('file', file.slug, 'source')
+    return withToken ? `${url}?${new URLSearchParams({ token: this.token(file) }).toString()}` : url
+  }
 }

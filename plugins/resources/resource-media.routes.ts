@@ -1,6 +1,6 @@
 import { type HttpContext, HttpError, type Router, notFound } from '../../src/kernel/index.js'
 import { type ChannelOffers, channelQueries } from '../channels/index.js'
-import { CACHE, mountMedia, renditionQueries, serveStored } from '../encoding/index.js'
+import { CACHE, attachment, mountMedia, renditionQueries, serveStored } from '../encoding/index.js'
 import { type FileView, fileQueries } from '../files/index.js'
 import { subtitleQueries } from '../subtitles/index.js'
 import { isPublic, resourceFromPath } from './resource.lookup.js'
@@ -75,12 +75,6 @@ async function offersSource(
     renditionQueries.ofFile(c.reader, file.id),
   ])
   return offer.flavors(file, renditions).some((choice) => choice.source === 'original')
-}
-
-/** `attachment; filename=...` with the name made safe for the header (RFC 6266 `filename*`). */
-function attachment(name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_')
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`
 }
 
 /**

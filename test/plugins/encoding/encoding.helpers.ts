@@ -215,6 +215,20 @@ export async function waitForStatus(
   return samples
 }
 
+/**
+ * Uploads each file (asserting 200), then waits until every one is encoded (or failed): their slugs, in order. The
+ * encodings run side by side while the next files upload.
+ */
+export async function uploadEncoded<Files extends [data: Buffer, filename: string][]>(
+  client: DigestClient,
+  ...files: Files
+): Promise<{ [K in keyof Files]: string }> {
+  const slugs: string[] = []
+  for (const [data, filename] of files) slugs.push(await uploadMedia(client, data, filename))
+  for (const slug of slugs) await waitForStatus(client, slug)
+  return slugs as { [K in keyof Files]: string }
+}
+
 /** File info as the owner sees it. */
 export async function fileInfo(client: DigestClient, slug: string, query = ''): Promise<XmlObject> {
   const res = await client.get(`/file/${slug}${query}`)

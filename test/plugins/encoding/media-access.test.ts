@@ -13,8 +13,7 @@ import {
   makeMedia,
   pathOf,
   startEncodingApp,
-  uploadMedia,
-  waitForStatus,
+  uploadEncoded,
 } from './encoding.helpers.js'
 
 describe('media access: the owner, media tokens, nobody else', () => {
@@ -28,10 +27,11 @@ describe('media access: the owner, media tokens, nobody else', () => {
     app = await startEncodingApp()
     alice = await app.createUser({ username: 'alice' })
     bob = await app.createUser({ username: 'bob' })
-    video = await uploadMedia(alice, await makeMedia('video'), 'clip.mp4')
-    picture = await uploadMedia(alice, await makeMedia('png'), 'picture.png')
-    await waitForStatus(alice, video)
-    await waitForStatus(alice, picture)
+    ;[video, picture] = await uploadEncoded(
+      alice,
+      [await makeMedia('video'), 'clip.mp4'],
+      [await makeMedia('png'), 'picture.png'],
+    )
   })
   afterAll(async () => app?.close())
 
@@ -137,8 +137,7 @@ describe('media access: the owner, media tokens, nobody else', () => {
   })
 
   it("a deleted file's media answer 404, to its token too", async () => {
-    const slug = await uploadMedia(alice, await makeMedia('png', { size: '32x32' }), 'gone.png')
-    await waitForStatus(alice, slug)
+    const [slug] = await uploadEncoded(alice, [await makeMedia('png', { size: '32x32' }), 'gone.png'])
     const thumbnail = text((await fileInfo(alice, slug, '?with-token=1')).thumbnail)
     expect((await getBytes(app.url, pathOf(thumbnail))).status).toBe(200)
     expect((await alice.delete(`/file/${slug}`)).status).toBe(204)
