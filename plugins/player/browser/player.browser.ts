@@ -8,7 +8,8 @@
  *   the MP4 flavor that best fits the player's height (the `<source>`s of the markup, which also
  *   serve browsers without scripts); a fatal hls.js error falls back to the MP4s;
  * - loads nothing before playback unless the behavior autoplays (muted: browsers allow it);
- * - applies the start time, and shows the default subtitle track;
+ * - applies the start time (the behavior's, or the address's `?t=` / `#t=`, in seconds), and shows the default
+ *   subtitle track;
  * - counts a view on the first `play` of the page load (`POST` of the view URL, once);
  * - speaks the postMessage API to its parent window (docs/pages.md, postMessage API): events
  *   `{ mediactl: 'ready' | 'play' | 'pause' | 'ended' | 'timeupdate', widget, resource,
@@ -202,9 +203,21 @@ function playerPage(root: HTMLElement, video: HTMLVideoElement, config: PlayerCo
   post('ready')
 }
 
+/**
+ * The start time a share link asks for: `t` in the query (`?t=90`) or in the fragment (`#t=90`, which no server
+ * sees), in seconds (`90`, `90s`, `12.5`); null when the address names none. It wins over the behavior's.
+ */
+function linkedStart(address: Location): number | null {
+  const value = new URLSearchParams(address.hash.slice(1)).get('t') ?? new URLSearchParams(address.search).get('t')
+  const match = value ? /^(\d+(?:\.\d+)?)s?$/.exec(value) : null
+  return match ? Number(match[1]) : null
+}
+
 const playerRoot = document.getElementById('player')
 const playerVideo = document.getElementById('video')
 const holder = document.getElementById('player-config')
 if (playerRoot && playerVideo instanceof HTMLVideoElement && holder) {
-  playerPage(playerRoot, playerVideo, JSON.parse(holder.textContent || '{}') as PlayerConfig)
+  const config = JSON.parse(holder.textContent || '{}') as PlayerConfig
+  const start = linkedStart(location)
+  playerPage(playerRoot, playerVideo, start === null ? config : { ...config, startTime: start })
 }

@@ -273,6 +273,20 @@ describe.skipIf(!HAS_CHROMIUM)(
       expect(violations).toEqual([])
     })
 
+    it('starts at the time a share link names, ?t= or #t=, over the behavior', async () => {
+      for (const address of [`/player/${pub.visible}?t=2`, `/player/${pub.visible}#t=2`, `/embed/${pub.widget}?t=2s`]) {
+        const page = await newPage()
+        await page.goto(`${app.url}${address}`)
+        await until(page, `document.getElementById('player').dataset.state === 'ready'`)
+        await js(page, `${VIDEO}.muted = true, ${VIDEO}.play()`)
+        // From the linked time on, never before it (the 3 s video would otherwise show 0.x first).
+        await until(page, `${VIDEO}.currentTime > 0`)
+        expect(await js<number>(page, `${VIDEO}.currentTime`), address).toBeGreaterThanOrEqual(1.9)
+        await page.close()
+      }
+      expect(violations).toEqual([])
+    })
+
     it('falls back to native HLS without hls.js, and to the best-fitting MP4 without either', async () => {
       const page = await newPage()
       await page.route('**/player/assets/hls-*.js', (route) => route.abort())
