@@ -10,6 +10,7 @@ import { endUserSessions, liveSession, purgeSessions } from './sessions.service.
 import { SIGN_IN_LINKS, purgeSignInLinks, signInLinks } from './sign-in-links.service.js'
 import { consoleCommands } from './console.commands.js'
 import { signInRoutes } from './sign-in.routes.js'
+import { signInLinkRoutes } from './sign-in-link.routes.js'
 import { purgeSignInFailures } from './sign-in-throttle.js'
 
 export { type PrintedSignInLink, SIGN_IN_LINKS, type SignInLinks, issueSignInLink } from './sign-in-links.service.js'
@@ -56,6 +57,7 @@ export default definePlugin({
     )
     ctx.routes((r) => signInRoutes(r, deps))
     ctx.routes((r) => consolePageRoutes(r, deps))
+    ctx.routes((r) => signInLinkRoutes(r, deps))
     // The foreign keys cascade too; ending them explicitly keeps the outcome independent of it.
     ctx.on('user.deleting', ({ em, user }) => endUserSessions(em, [user.id]).then(() => undefined))
     // A new password through the API ends every session, the one that asked for it too (sign in again with it).

@@ -1,34 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ProfileEntity, UserEntity } from '../../../plugins/identity/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { DigestClient } from '../../helpers/digest-client.js'
 import { parseXml, text } from '../../helpers/xml.js'
+import { createPlatform } from '../players/players.helpers.js'
+import { userWithProfile } from './permissions.fixtures.js'
 
 /** POST /user/<username>/api_key: a new key shown once, for oneself or, with user.edit, for others below oneself. */
 describe('POST /user/<username>/api_key', () => {
   let app: TestApp
   const keys: Record<string, string> = {}
 
-  async function makeUser(username: string, platform: string, profileSlug: string): Promise<DigestClient> {
-    const client = await app.createUser({ username, platform })
-    const em = app.kernel.em()
-    const user = await em.findOneOrFail(UserEntity, { username })
-    user.profile = await em.findOneOrFail(ProfileEntity, { slug: profileSlug })
-    await em.flush()
-    keys[username] = client.apiKey
-    return client
-  }
-
   const newKey = (client: DigestClient, username: string) => client.post(`/user/${username}/api_key`)
 
   beforeAll(async () => {
     app = await startApp()
-    expect(
-      (await app.client.post('/platforms', { form: { name: 'Other', max_users: '0', max_space: '0' } })).status,
-    ).toBe(201)
-    await makeUser('viv', 'default', 'default-viewer')
-    await makeUser('pia', 'default', 'default-administrator')
-    await makeUser('otto', 'other', 'other-administrator')
+    await createPlatform(app.client, 'Other')
+    const profiles = { viv: 'default-viewer', pia: 'default-administrator', otto: 'other-administrator' }
+    for (const [username, profile] of Object.entries(profiles)) {
+      keys[username] = (await userWithProfile(app, username, profile)).apiKey
+    }
   })
   afterAll(() => app?.close())
 
