@@ -21,6 +21,14 @@ export type WebhookEventType = keyof typeof WEBHOOK_EVENTS
 /** Events `*` does not include: a subscriber names them. */
 export const OPT_IN_EVENTS: ReadonlySet<string> = new Set<WebhookEventType>(['file.encoding_progress'])
 
+/**
+ * The types a subscriber chooses from (`GET /platform/<slug>/webhook_event_types`): every type but `webhook.test`,
+ * which `POST /webhook/<id>/test` sends whatever is subscribed.
+ */
+export const SUBSCRIBABLE_EVENTS = (Object.keys(WEBHOOK_EVENTS) as WebhookEventType[]).filter(
+  (type) => type !== 'webhook.test',
+)
+
 export const isWebhookEvent = (name: string): name is WebhookEventType => Object.hasOwn(WEBHOOK_EVENTS, name)
 
 /** Whether a webhook subscribed to `events` receives `type`. */

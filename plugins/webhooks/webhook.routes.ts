@@ -5,7 +5,15 @@ import { MANAGES, PUBLIC_ID, webhookFromPath } from './webhook.lookup.js'
 import { publish } from './webhook-publish.service.js'
 import { webhookQueries } from './webhook.queries.js'
 import { createWebhook, deleteWebhook, readCheckedWebhook, rotateSecret, updateWebhook } from './webhook.service.js'
-import { deliveryListXml, deliveryXml, queuedEventXml, webhookListXml, webhookXml } from './webhook.xml.js'
+import { SUBSCRIBABLE_EVENTS } from './webhook-events.js'
+import {
+  deliveryListXml,
+  deliveryXml,
+  eventTypesXml,
+  queuedEventXml,
+  webhookListXml,
+  webhookXml,
+} from './webhook.xml.js'
 import type { WebhooksDeps } from './webhooks.deps.js'
 
 const ADMINS = 'platform.edit on the platform (its administrators, and installation administrators)'
@@ -54,6 +62,19 @@ export function webhookRoutes(r: Router, deps: WebhooksDeps): void {
         events: input.events!,
       })
       return info(c, id, 201, secret)
+    },
+    { permission: ADMINS },
+  )
+
+  r.get(
+    '/platform/:platform/webhook_event_types',
+    async (c) => {
+      // Asked of a platform, with the rights of its webhooks: a client offers the choice where it may use it.
+      const platform = await platformFromPath(c, MANAGES)
+      const types = await c.list(SUBSCRIBABLE_EVENTS.length, async (page) =>
+        SUBSCRIBABLE_EVENTS.slice(page.offset, page.offset + page.limit),
+      )
+      return reply.xml(200, eventTypesXml(c.links, platform.slug, types))
     },
     { permission: ADMINS },
   )

@@ -1,4 +1,5 @@
 import { type LinkBuilder, type XmlNode, xml } from '../../src/kernel/index.js'
+import { OPT_IN_EVENTS, type WebhookEventType, WEBHOOK_EVENTS } from './webhook-events.js'
 import type { DeliveryView, WebhookView } from './webhook.queries.js'
 
 /** The address of a webhook: `/webhook/<public id>`. */
@@ -73,4 +74,22 @@ export function queuedEventXml(links: LinkBuilder, webhookId: string, eventId: s
     xml.str('type', type),
     xml.str('state', 'pending'),
   ])
+}
+
+/**
+ * `GET /platform/<slug>/webhook_event_types`: the event types a webhook may subscribe to, each with what it announces
+ * and whether `*` includes it (decision 0264).
+ */
+export function eventTypesXml(links: LinkBuilder, platformSlug: string, types: WebhookEventType[]): XmlNode {
+  return xml.el(
+    'webhook_event_types',
+    { href: links.url('platform', platformSlug, 'webhook_event_types') },
+    types.map((type) =>
+      xml.el('event_type', undefined, [
+        xml.str('name', type),
+        xml.str('description', WEBHOOK_EVENTS[type]),
+        xml.flag('in_all', !OPT_IN_EVENTS.has(type)),
+      ]),
+    ),
+  )
 }

@@ -124,8 +124,8 @@ export async function create(
   return text(xmlOf(res, 201)[f.kind].slug)
 }
 
-/** Creates a platform through the API and returns its slug. */
-export async function createPlatform(client: DigestClient, name: string): Promise<string> {
-  const res = await client.post('/platforms', { form: { name, max_users: 0, max_space: 0 } })
+/** Creates a platform through the API (no limit of users, of bytes `maxSpace`: 0 for none) and returns its slug. */
+export async function createPlatform(client: DigestClient, name: string, maxSpace = 0): Promise<string> {
+  const res = await client.post('/platforms', { form: { name, max_users: 0, max_space: maxSpace } })
   return text(xmlOf(res, 201).platform.slug)
 }
