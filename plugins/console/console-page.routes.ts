@@ -16,8 +16,12 @@ import { isLanguage } from './browser/messages/index.js'
 import { liveSession } from './sessions.service.js'
 import { CONSOLE_PAGE_OPTIONS, seeOther } from './sign-in.routes.js'
 
-/** The application's script (plugins/console/browser/console.browser.tsx as built). */
-export const consoleScript = (): BrowserScript => browserScript('console')
+/** Each section's script (plugins/console/browser/console-<section>.browser.tsx as built): a page loads its own. */
+export function consoleScripts(): Record<Section, BrowserScript> {
+  const scripts = {} as Record<Section, BrowserScript>
+  for (const section of Object.keys(SECTIONS) as Section[]) scripts[section] = browserScript(`console-${section}`)
+  return scripts
+}
 
 /** `GET /console`, `/console/library`...: a section of the signed-in console, or the way to the sign-in page. */
 async function consolePage(c: HttpContext, deps: ConsoleDeps, script: BrowserScript, section: Section): Promise<Reply> {
@@ -49,16 +53,17 @@ function switchLanguage(c: HttpContext, deps: ConsoleDeps): Reply {
   return seeOther(c, back, languageCookie(to, deps.secure))
 }
 
-function asset(c: HttpContext, script: BrowserScript): Reply {
-  if (c.param('file') !== script.file) throw notFound('No such console asset.')
+function asset(c: HttpContext, scripts: readonly BrowserScript[]): Reply {
+  const script = scripts.find((candidate) => candidate.file === c.param('file'))
+  if (!script) throw notFound('No such console asset.')
   return browserScriptReply(c, script)
 }
 
 /** The console's page, its language switch and its script. */
 export function consolePageRoutes(r: Router, deps: ConsoleDeps): void {
-  const script = consoleScript()
+  const scripts = consoleScripts()
   for (const section of Object.keys(SECTIONS) as Section[]) {
-    r.get(SECTIONS[section].path, (c) => consolePage(c, deps, script, section), {
+    r.get(SECTIONS[section].path, (c) => consolePage(c, deps, scripts[section], section), {
       public: true,
       produces: 'text/html',
       permission: 'public: the session cookie decides (signed out: 303 to the sign-in page)',
@@ -69,9 +74,9 @@ export function consolePageRoutes(r: Router, deps: ConsoleDeps): void {
     produces: 'text/html',
     permission: 'public: sets the language cookie of the console pages',
   })
-  r.get('/console/assets/:file', (c) => asset(c, script), {
+  r.get('/console/assets/:file', (c) => asset(c, Object.values(scripts)), {
     public: true,
     produces: 'text/javascript',
-    permission: 'public: the static script of the console (no data)',
+    permission: 'public: the static scripts of the console (no data)',
   })
 }

@@ -55,11 +55,19 @@ dl.facts{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:4px
 pre.code{white-space:pre-wrap;word-break:break-all;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:8px;margin:8px 0}
 fieldset{border:1px solid var(--line);border-radius:6px;margin:12px 0;padding:8px 12px}legend{font-weight:600}
 /* area:file */
+.preview{display:block;width:100%;height:auto;max-height:70vh;background:#000}audio.preview{background:none}img.thumb{display:block;max-width:10rem;height:auto;margin:4px 0}ul.snapshots label{font-weight:400;margin:0}input[type=date],input[type=file]{width:100%;font:inherit;padding:8px;border:1px solid var(--muted);border-radius:6px;background:var(--bg);color:var(--fg)}ul.subtitles li{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:4px 0}
 /* area:publishing */
+@media (max-width:30rem){.publishing dl.facts{grid-template-columns:1fr}.publishing dl.facts dd{margin-bottom:8px}}
+ul.items{list-style:none;padding:0;margin:0}ul.items>li{padding:8px 0;border-bottom:1px solid var(--line)}ul.items>li:last-child{border-bottom:0}
 /* area:people */
+.tabs{margin:0 0 12px}.tabs a[aria-current=page]{font-weight:700;text-decoration:none}table.people th{white-space:nowrap;overflow-wrap:normal}table.people td{white-space:normal;min-width:8rem}.flags label,label.check{display:flex;gap:8px;align-items:center;font-weight:400}.flags label{margin:0}
 /* area:webhooks */
+label.webhooks-choice{font-weight:400;display:flex;gap:8px;align-items:center}td.webhooks-response{white-space:pre-wrap;min-width:12rem}table.webhooks-log th{overflow-wrap:normal}@media (max-width:40rem){dl.webhooks-facts{grid-template-columns:1fr}dl.webhooks-facts dd{margin-bottom:8px}}
 /* area:settings */
+label.settings-choice{font-weight:400;display:flex;gap:8px;align-items:center}input[type=color]{height:2.75rem;padding:2px}
+ul.settings-presets{list-style:none;padding:0;margin:0}ul.settings-presets li{display:flex;flex-wrap:wrap;gap:4px 12px;align-items:center;padding:4px 0;border-bottom:1px solid var(--line)}ul.settings-presets span{flex:1 1 8rem}form.settings-new{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-end;margin-top:8px}
 /* area:jobs */
+table.jobs thead th{white-space:nowrap}table.jobs tbody th{min-width:10rem}table.jobs td.error{white-space:normal;min-width:14rem}
 `
 
 export interface PageShell {

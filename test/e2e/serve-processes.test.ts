@@ -7,6 +7,7 @@ import { TEST_PG_URL, freshDatabase } from '../helpers/database.js'
 import { DigestClient, rawRequest } from '../helpers/digest-client.js'
 import { freePort } from '../helpers/redis-server.js'
 import { waitFor } from '../helpers/wait.js'
+import { cookieOf, csrfOf, send } from '../plugins/console/console.helpers.js'
 import { type Server, alive, childrenOf, cli, cliJson, removeDir, serve, tempDir } from './harness.js'
 
 /** The parsed JSON log lines of a process's stdout. */
@@ -39,6 +40,10 @@ describe('mediactl serve --processes 2 (SQLite)', () => {
     removeDir(dir)
   })
 
+  /** The logged requests of the console session's user to their own record. */
+  const sessionRequests = () =>
+    logLines(server.stdout()).filter((l) => l.msg === 'request' && l.path === '/user/admin' && l.user === 'admin')
+
   it('says so, and runs two HTTP processes that both answer on the one port', async () => {
     expect(server.stdout()).toMatch(/mediactl serving on \S+ \(public URL \S+\) with 2 processes; stop with Ctrl-C/)
     expect(childrenOf(server.child.pid!)).toHaveLength(2)
@@ -49,6 +54,31 @@ describe('mediactl serve --processes 2 (SQLite)', () => {
     const by = new Set(logLines(server.stdout()).flatMap((l) => (l.msg === 'request' ? [l.http_process] : [])))
     expect(by).toEqual(new Set([1, 2]))
     expect((await client.get('/platforms')).status).toBe(200)
+  })
+
+  it('keeps a console session on both processes, and a sign-out on one ends it on both', async () => {
+    const { url: link } = await cliJson<{ url: string }>(['user', 'sign-in-link', 'admin'], { cwd: dir })
+    const password = 'a password long enough'
+    const signedIn = await send(`${server.url}${new URL(link).pathname}`, { form: { password, confirm: password } })
+    expect(signedIn.status).toBe(303)
+    const cookie = `mediactl_session=${cookieOf(signedIn, 'mediactl_session')}`
+    const csrf = csrfOf((await send(`${server.url}/console`, { headers: { cookie } })).body)
+    const headers = { cookie, 'x-mediactl-csrf': csrf, origin: new URL(server.publicUrl).origin }
+    // Each on its own connection, so the primary spreads them over both processes.
+    const asSession = (count: number) =>
+      Promise.all(
+        Array.from({ length: count }, () => send(`${server.url}/user/admin`, { headers }).then((a) => a.status)),
+      )
+    expect(await asSession(20)).toEqual(Array(20).fill(200))
+    await waitFor(() => sessionRequests().length >= 20, { message: 'the 20 session requests logged' })
+    expect(new Set(sessionRequests().map((l) => l.http_process))).toEqual(new Set([1, 2]))
+
+    const out = await send(`${server.url}/console/sign-out`, {
+      headers: { cookie, origin: headers.origin },
+      form: { csrf },
+    })
+    expect(out.status).toBe(303)
+    expect(await asSession(20)).toEqual(Array(20).fill(401))
   })
 
   it('runs the jobs in process 1 only', () => {

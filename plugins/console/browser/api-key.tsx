@@ -1,12 +1,14 @@
 import { useSignal } from '@preact/signals'
-import { type Session, childText, postXml } from './api.js'
+import { type Session, childText, postXml, reasonOf } from './api.js'
+import { Confirm } from './confirm.js'
+import { CopyField } from './copy.js'
 import { type Language, type MessageKey, message } from './messages/index.js'
 
 type Step =
   | { step: 'idle' }
   | { step: 'confirm' }
   | { step: 'working' }
-  | { step: 'shown'; key: string; copied: boolean }
+  | { step: 'shown'; key: string }
   | { step: 'error'; reason: string }
 
 /**
@@ -22,15 +24,10 @@ export function ApiKeyCard(props: { session: Session; language: Language }) {
     state.value = { step: 'working' }
     try {
       const doc = await postXml(session, `/user/${encodeURIComponent(session.username)}/api_key`)
-      state.value = { step: 'shown', key: childText(doc, 'key'), copied: false }
+      state.value = { step: 'shown', key: childText(doc, 'key') }
     } catch (error) {
-      state.value = { step: 'error', reason: error instanceof Error ? error.message : String(error) }
+      state.value = { step: 'error', reason: reasonOf(error) }
     }
-  }
-
-  async function copy(key: string) {
-    await navigator.clipboard.writeText(key)
-    state.value = { step: 'shown', key, copied: true }
   }
 
   const current = state.value
@@ -51,30 +48,25 @@ export function ApiKeyCard(props: { session: Session; language: Language }) {
         </div>
       ) : null}
       {current.step === 'confirm' || current.step === 'working' ? (
-        <div role="group" aria-labelledby="api-key-confirm">
-          <p id="api-key-confirm">{t('api_key.confirm')}</p>
-          <div class="actions">
-            <button type="button" onClick={make} disabled={current.step === 'working'}>
-              {t('api_key.confirm.yes')}
-            </button>
-            <button type="button" class="quiet" onClick={() => (state.value = { step: 'idle' })}>
-              {t('api_key.confirm.no')}
-            </button>
-          </div>
-        </div>
+        <Confirm
+          question={t('api_key.confirm')}
+          yes={t('api_key.confirm.yes')}
+          no={t('api_key.confirm.no')}
+          busy={current.step === 'working'}
+          onYes={make}
+          onNo={() => (state.value = { step: 'idle' })}
+        />
       ) : null}
       {current.step === 'shown' ? (
-        <div>
-          <label for="api-key-value">{t('api_key.shown')}</label>
-          <input type="text" id="api-key-value" readOnly value={current.key} spellcheck={false} autocomplete="off" />
-          <p class="hint">{t('api_key.shown.hint')}</p>
-          <div class="actions">
-            <button type="button" onClick={() => copy(current.key)}>
-              {t('api_key.copy')}
-            </button>
-          </div>
-          <p role="status">{current.copied ? t('api_key.copied') : ''}</p>
-        </div>
+        <CopyField
+          language={language}
+          id="api-key-value"
+          label={t('api_key.shown')}
+          value={current.key}
+          hint={t('api_key.shown.hint')}
+          button={t('api_key.copy')}
+          copied={t('api_key.copied')}
+        />
       ) : null}
     </section>
   )

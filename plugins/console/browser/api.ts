@@ -53,12 +53,63 @@ export function pathOf(session: Session, href: string): string {
   return prefix && path.startsWith(prefix) ? path.slice(prefix.length) : path
 }
 
+/** The slug at the end of an API link (`…/platform/default` → `default`), '' without a link. */
+export function slugOfHref(session: Session, href: string | null | undefined): string {
+  if (!href) return ''
+  const path = pathOf(session, href)
+  return decodeURIComponent(path.slice(path.lastIndexOf('/') + 1))
+}
+
+/** The `href` of the first `name` child of `parent` (`<media href="…/media/news"/>`), as a slug. */
+export function linkedSlug(session: Session, parent: Element | Document, name: string): string {
+  return slugOfHref(session, parent.getElementsByTagName(name)[0]?.getAttribute('href'))
+}
+
 /** The slugs of the media sites the user sees: the `media` links of the services root (`GET /`). */
 export async function mediaSlugs(session: Session): Promise<string[]> {
   const root = await getXml(session, '/')
   return Array.from(root.getElementsByTagName('media')).map((element) =>
     decodeURIComponent(pathOf(session, element.getAttribute('href') || '').replace(/^\/media\//, '')),
   )
+}
+
+/** Why a request failed, for a problem line: the API's own message (ApiError), or the browser's. */
+export const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/**
+ * What `load` answers, or null when the API refuses the user (403, or 404 for what they may not see): a section then
+ * says it is not for them rather than showing an error.
+ */
+export async function unlessRefused<T>(load: Promise<T>): Promise<T | null> {
+  try {
+    return await load
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 403 || error.status === 404)) return null
+    throw error
+  }
+}
+
+/**
+ * The API path of the signed-in user's own platform (`/platform/default`), from the `platform` link of their user
+ * (`GET /user/<me>`), or null when their user has none: the platform the sections read and manage.
+ */
+export async function findOwnPlatformPath(session: Session): Promise<string | null> {
+  const user = await getXml(session, `/user/${encodeURIComponent(session.username)}`)
+  const link = user.getElementsByTagName('platform')[0]?.getAttribute('href')
+  return link ? pathOf(session, link) : null
+}
+
+/** The API path of the user's own platform, for a section that manages it: an error when there is none. */
+export async function ownPlatformPath(session: Session): Promise<string> {
+  const path = await findOwnPlatformPath(session)
+  if (!path) throw new Error('the user has no platform')
+  return path
+}
+
+/** The slug of the user's own platform (`default`), '' when there is none. */
+export async function ownPlatformSlug(session: Session): Promise<string> {
+  const path = await findOwnPlatformPath(session)
+  return path ? decodeURIComponent(path.slice(path.lastIndexOf('/') + 1)) : ''
 }
 
 /** GETs an API route as XML (see `xmlOf` for refusals). */
@@ -78,8 +129,8 @@ export async function getPage(
   return { doc: await xmlOf(session, response), total: total ? Number(total[1]) : 0 }
 }
 
-/** POSTs to an API route (a form body when given), answering its XML. */
-export function postXml(session: Session, path: string, form?: Record<string, string>): Promise<Document> {
+/** POSTs to an API route (a form body when given; FormData for a multipart upload), answering its XML. */
+export function postXml(session: Session, path: string, form?: Record<string, string> | FormData): Promise<Document> {
   return requestXml(session, 'POST', path, form)
 }
 
@@ -95,7 +146,7 @@ export async function deleteAt(session: Session, path: string): Promise<void> {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
-async function requestXml(session: Session, method: Method, path: string, form?: Record<string, string>) {
+async function requestXml(session: Session, method: Method, path: string, form?: Record<string, string> | FormData) {
   return xmlOf(session, await request(session, method, path, form))
 }
 
@@ -103,13 +154,13 @@ function request(
   session: Session,
   method: Method,
   path: string,
-  form?: Record<string, string>,
+  form?: Record<string, string> | FormData,
   headers: Record<string, string> = {},
 ): Promise<Response> {
   return fetch(`${session.base}${path}`, {
     method,
     headers: { Accept: 'application/xml', 'X-Mediactl-Csrf': session.csrf, ...headers },
-    body: form ? new URLSearchParams(form) : undefined,
+    body: form instanceof FormData || !form ? form : new URLSearchParams(form),
     credentials: 'same-origin',
   })
 }

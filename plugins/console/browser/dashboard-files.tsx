@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals'
-import { type Session, childText, getPage, getXml, postXml } from './api.js'
+import { type Session, childText, getPage, getXml, postXml, reasonOf } from './api.js'
+import { fileHref } from './file-data.js'
 import { encodingLabel } from './format.js'
 import { LoadProblem, Loading, useLoad } from './load.js'
 import { libraryHref } from './library-query.js'
@@ -61,7 +62,7 @@ export function RecentFilesCards(props: { session: Session; language: Language }
       await postXml(session, `/file/${encodeURIComponent(file.slug)}/encoding`)
       retried.value = { name: file.name }
     } catch (error) {
-      retried.value = { name: file.name, problem: error instanceof Error ? error.message : String(error) }
+      retried.value = { name: file.name, problem: reasonOf(error) }
     }
     reload()
   }
@@ -77,7 +78,8 @@ export function RecentFilesCards(props: { session: Session; language: Language }
           <ul>
             {uploads.map((file) => (
               <li key={file.slug}>
-                {file.name}: {encodingLabel(language, file.status, file.progress)}
+                <a href={fileHref(session.base, file.slug)}>{file.name}</a>:{' '}
+                {encodingLabel(language, file.status, file.progress)}
               </li>
             ))}
           </ul>

@@ -1,6 +1,7 @@
-import { ApiError, type Session, childText, getXml, mediaSlugs, pathOf } from './api.js'
+import { type Session, childText, findOwnPlatformPath, getXml, mediaSlugs, unlessRefused } from './api.js'
 import { ApiKeyCard } from './api-key.js'
 import { RecentFilesCards } from './dashboard-files.js'
+import { JobsCard } from './dashboard-jobs.js'
 import { bytes } from './format.js'
 import { LoadProblem, Loading, useLoad } from './load.js'
 import { type Language, type MessageKey, message } from './messages/index.js'
@@ -19,26 +20,21 @@ interface Overview {
   media: string[]
 }
 
-async function loadOverview(session: Session): Promise<Overview> {
-  const user = await getXml(session, `/user/${encodeURIComponent(session.username)}`)
-  const platformLink = user.getElementsByTagName('platform')[0]?.getAttribute('href')
-  let platform: Platform | null = null
-  if (platformLink) {
-    try {
-      const doc = await getXml(session, pathOf(session, platformLink))
-      const number = (name: string) => Number(childText(doc, name) || 0)
-      platform = {
-        name: childText(doc, 'name'),
-        maxUsers: number('max_users'),
-        maxSpace: number('max_space'),
-        users: number('created_users'),
-        space: number('used_space'),
-      }
-    } catch (error) {
-      if (!(error instanceof ApiError && (error.status === 403 || error.status === 404))) throw error
-    }
+function platformOf(doc: Document): Platform {
+  const number = (name: string) => Number(childText(doc, name) || 0)
+  return {
+    name: childText(doc, 'name'),
+    maxUsers: number('max_users'),
+    maxSpace: number('max_space'),
+    users: number('created_users'),
+    space: number('used_space'),
   }
-  return { platform, media: await mediaSlugs(session) }
+}
+
+async function loadOverview(session: Session): Promise<Overview> {
+  const path = await findOwnPlatformPath(session)
+  const doc = path ? await unlessRefused(getXml(session, path)) : null
+  return { platform: doc ? platformOf(doc) : null, media: await mediaSlugs(session) }
 }
 
 /**
@@ -110,6 +106,7 @@ export function Dashboard(props: { session: Session; language: Language }) {
       </section>
       <RecentFilesCards session={session} language={language} />
       <ApiKeyCard session={session} language={language} />
+      <JobsCard session={session} language={language} />
     </div>
   )
 }

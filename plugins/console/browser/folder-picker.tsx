@@ -1,3 +1,4 @@
+import { reasonOf } from './api.js'
 import { useSignal } from '@preact/signals'
 import { useEffect } from 'preact/hooks'
 import type { Session } from './api.js'
@@ -28,8 +29,7 @@ export function FolderPicker(props: {
     load.value = { state: 'loading' }
     subfoldersOf(session, here?.slug ?? null).then(
       (folders) => (load.value = { state: 'ready', folders }),
-      (error: unknown) =>
-        (load.value = { state: 'error', reason: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) => (load.value = { state: 'error', reason: reasonOf(error) }),
     )
   }, [here?.slug])
 

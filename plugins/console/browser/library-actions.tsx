@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals'
-import { type Session, deleteAt, putXml } from './api.js'
+import { type Session, deleteAt, putXml, reasonOf } from './api.js'
+import { Confirm } from './confirm.js'
 import { FolderPicker } from './folder-picker.js'
 import { PublishPanel } from './library-publish.js'
 import type { FileRow, FolderLink } from './library-data.js'
@@ -36,7 +37,7 @@ export function BulkActions(props: { session: Session; language: Language; selec
       try {
         await act(file)
       } catch (error) {
-        failures.push(`${file.name}: ${error instanceof Error ? error.message : String(error)}`)
+        failures.push(`${file.name}: ${reasonOf(error)}`)
       }
     }
     const done = files.length - failures.length
@@ -117,17 +118,15 @@ export function BulkActions(props: { session: Session; language: Language; selec
         />
       ) : null}
       {current.step === 'confirm-delete' && count ? (
-        <div class="card" role="alertdialog" aria-labelledby="delete-question" aria-modal="false">
-          <p id="delete-question">{t('library.delete.confirm', { count })}</p>
-          <div class="actions">
-            <button type="button" class="danger" onClick={remove}>
-              {t('library.delete.yes', { count })}
-            </button>
-            <button type="button" class="quiet" onClick={() => (state.value = { step: 'idle' })}>
-              {t('library.cancel')}
-            </button>
-          </div>
-        </div>
+        <Confirm
+          dialog
+          question={t('library.delete.confirm', { count })}
+          yes={t('library.delete.yes', { count })}
+          no={t('library.cancel')}
+          danger
+          onYes={remove}
+          onNo={() => (state.value = { step: 'idle' })}
+        />
       ) : null}
     </div>
   )

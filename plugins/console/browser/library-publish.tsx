@@ -1,5 +1,5 @@
 import { useSignal } from '@preact/signals'
-import { type Session, childText, getXml, mediaSlugs, postXml } from './api.js'
+import { type Session, childText, getXml, mediaSlugs, postXml, reasonOf } from './api.js'
 import type { FileRow } from './library-data.js'
 import { LoadProblem, Loading, useLoad } from './load.js'
 import { type Language, type MessageKey, message } from './messages/index.js'
@@ -74,7 +74,7 @@ export function PublishPanel(props: { session: Session; language: Language; file
           name: file.name,
           title,
           player: '',
-          problem: error instanceof Error ? error.message : String(error),
+          problem: reasonOf(error),
         })
       }
       results.value = [...done]

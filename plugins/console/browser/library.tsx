@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals'
-import { type Session, postXml } from './api.js'
+import { type Session, postXml, reasonOf } from './api.js'
 import { bytes, encodingLabel } from './format.js'
+import { fileHref } from './file-data.js'
 import { BulkActions } from './library-actions.js'
 import { type FileRow, type LibraryPage, loadLibrary } from './library-data.js'
 import { LoadProblem, Loading, useLoad } from './load.js'
@@ -72,7 +73,7 @@ export function Library(props: { session: Session; language: Language }) {
         <h2 id="files-heading">{t('library.files')}</h2>
         <BulkActions session={session} language={language} selected={chosen} onDone={reload} />
         {files.length ? (
-          <FileTable t={t} language={language} files={files} selected={selected} />
+          <FileTable base={session.base} t={t} language={language} files={files} selected={selected} />
         ) : (
           <p>{t(isFiltered(query) ? 'library.files.no_match' : 'library.files.empty')}</p>
         )}
@@ -158,8 +159,14 @@ function SearchForm(props: { session: Session; t: T; query: LibraryQuery }) {
   )
 }
 
-function FileTable(props: { t: T; language: Language; files: FileRow[]; selected: { value: ReadonlySet<string> } }) {
-  const { t, language, files, selected } = props
+function FileTable(props: {
+  base: string
+  t: T
+  language: Language
+  files: FileRow[]
+  selected: { value: ReadonlySet<string> }
+}) {
+  const { base, t, language, files, selected } = props
   const all = files.every((file) => selected.value.has(file.slug))
   const toggle = (slug: string) => {
     const next = new Set(selected.value)
@@ -197,7 +204,9 @@ function FileTable(props: { t: T; language: Language; files: FileRow[]; selected
                   onChange={() => toggle(file.slug)}
                 />
               </td>
-              <th scope="row">{file.name}</th>
+              <th scope="row">
+                <a href={fileHref(base, file.slug)}>{file.name}</a>
+              </th>
               <td>{isType(file.type) ? t(`type.${file.type}`) : file.type}</td>
               <td>{bytes(file.size, language)}</td>
               <td>{encodingLabel(language, file.status, file.progress)}</td>
@@ -246,7 +255,7 @@ function NewFolder(props: { session: Session; t: T; parent: string | null; onMad
       name.value = ''
       onMade()
     } catch (error) {
-      problem.value = error instanceof Error ? error.message : String(error)
+      problem.value = reasonOf(error)
     }
   }
   return (

@@ -1,3 +1,4 @@
+import { reasonOf } from './api.js'
 import { useSignal } from '@preact/signals'
 import type { ComponentChildren } from 'preact'
 import { useEffect } from 'preact/hooks'
@@ -16,11 +17,42 @@ export function useLoad<T>(fetch: () => Promise<T>): { current: Load<T>; reload:
     if (load.value.state === 'error') load.value = { state: 'loading' }
     fetch().then(
       (value) => (load.value = { state: 'ready', value }),
-      (error: unknown) =>
-        (load.value = { state: 'error', reason: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) => (load.value = { state: 'error', reason: reasonOf(error) }),
     )
   }, [attempt.value])
   return { current: load.value, reload: () => attempt.value++ }
+}
+
+/**
+ * One change sent to the API from a form or a button: busy while it runs (its control is disabled, no double
+ * submit), then whether it was done (for a "Saved" status) or the API's refusal, kept for the section to say in its
+ * own words. `run` answers whether it succeeded. Every section's changes go through it.
+ */
+export function useAction(): {
+  busy: boolean
+  done: boolean
+  problem: string
+  run: (work: () => Promise<unknown>) => Promise<boolean>
+} {
+  const busy = useSignal(false)
+  const done = useSignal(false)
+  const problem = useSignal('')
+  async function run(work: () => Promise<unknown>): Promise<boolean> {
+    busy.value = true
+    done.value = false
+    problem.value = ''
+    try {
+      await work()
+      done.value = true
+      return true
+    } catch (error) {
+      problem.value = reasonOf(error)
+      return false
+    } finally {
+      busy.value = false
+    }
+  }
+  return { busy: busy.value, done: done.value, problem: problem.value, run }
 }
 
 /** The loading state of a section. */
@@ -44,5 +76,23 @@ export function LoadProblem(props: {
       </button>
       {children}
     </div>
+  )
+}
+
+/**
+ * What a page shows until its load is ready: Loading, or why it failed with a way to try again and `children` (a way
+ * back).
+ */
+export function NotReady(props: {
+  language: Language
+  load: { current: Load<unknown>; reload: () => void }
+  children?: ComponentChildren
+}) {
+  const { language, load, children } = props
+  if (load.current.state !== 'error') return <Loading language={language} />
+  return (
+    <LoadProblem language={language} reason={load.current.reason} onRetry={load.reload}>
+      {children}
+    </LoadProblem>
   )
 }

@@ -1,7 +1,7 @@
 import { useSignal } from '@preact/signals'
 import { useEffect, useRef } from 'preact/hooks'
 import * as tus from 'tus-js-client'
-import { type Session, childText, getPage, postXml } from './api.js'
+import { type Session, childText, getPage, postXml, reasonOf } from './api.js'
 import { bytes } from './format.js'
 import { type Language, type MessageKey, message } from './messages/index.js'
 
@@ -66,7 +66,7 @@ export function UploadPanel(props: {
     try {
       url = await endpoint()
     } catch (error) {
-      const problem = error instanceof Error ? error.message : String(error)
+      const problem = reasonOf(error)
       items.value = [
         ...items.value,
         ...chosen.map((file) => ({
@@ -94,7 +94,7 @@ export function UploadPanel(props: {
           ['mediactl', session.username, chosen.name, chosen.type, chosen.size, chosen.lastModified].join('-'),
         removeFingerprintOnSuccess: true,
         onProgress: (sent) => update(id, { sent }),
-        onError: (error) => update(id, { state: 'failed', problem: reasonOf(error) }),
+        onError: (error) => update(id, { state: 'failed', problem: tusReasonOf(error) }),
         onSuccess: ({ lastResponse }) => {
           const slug = slugOf(lastResponse.getBody())
           update(id, { state: 'uploaded', sent: file.size, slug, encoding: { status: 'pending', progress: 0 } })
@@ -263,7 +263,7 @@ async function encodingsOf(
 }
 
 /** The server's own words for a failed tus request, else the network's. */
-function reasonOf(error: Error): string {
+function tusReasonOf(error: Error): string {
   const response = (error as Error & { originalResponse?: tus.HttpResponse | null }).originalResponse
   const body = response?.getBody()
   if (body) {

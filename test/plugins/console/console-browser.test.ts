@@ -1,9 +1,9 @@
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import { DigestClient } from '../../helpers/digest-client.js'
-import { HAS_CHROMIUM, SHOTS, accessible, launchChromium, watchedPage } from './console.browser-helpers.js'
+import { ConsoleChromium, HAS_CHROMIUM, SHOTS, accessible, refusedLoad } from './console.browser-helpers.js'
 import { linkFor } from './console.helpers.js'
 
 /**
@@ -19,9 +19,8 @@ const HOSTILE = `Campus <script>window.__pwned=1</script>"><img src=x onerror="w
 
 describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, () => {
   let app: TestApp
-  let browser: Browser
   let context: BrowserContext
-  const problems: string[] = []
+  const chromium = new ConsoleChromium({ height: 700 })
 
   beforeAll(async () => {
     app = await startApp()
@@ -32,16 +31,13 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
         })
       ).status,
     ).toBe(200)
-    browser = await launchChromium()
-    context = await browser.newContext({ viewport: { width: 1024, height: 700 }, locale: 'en-GB' })
+    await chromium.launch(app)
+    context = await chromium.context()
   }, 120_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await app?.close()
-  })
+  afterAll(() => chromium.close(app))
 
-  const newPage = (): Promise<Page> => watchedPage(context, problems)
+  const newPage = (): Promise<Page> => chromium.page(context)
 
   it('a new administrator opens the link, chooses a password and sees the dashboard, names shown as text', async () => {
     const page = await newPage()
@@ -162,9 +158,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 90_000 }, (
     await page.close()
   })
 
-  it('left no script error or dialog on any page, and no console error but the refused password', () => {
-    expect(problems).toEqual([
-      'console: Failed to load resource: the server responded with a status of 401 (Unauthorized)',
-    ])
+  it('left no script error or dialog on any page, and no console error but the refused password', async () => {
+    expect(await chromium.problemsOnceClosed()).toEqual([refusedLoad(401)])
   })
 })

@@ -1,5 +1,4 @@
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import type { DigestClient } from '../../helpers/digest-client.js'
@@ -8,8 +7,7 @@ import { PDF, PNG, makeDirectory, uploaded } from '../files/files.helpers.js'
 import { makeProfile, userWithProfile, xmlOf } from '../identity/permissions.fixtures.js'
 import { createMedia, createStream } from '../resources/resources.helpers.js'
 import { makeMedia, waitForStatus } from '../encoding/encoding.helpers.js'
-import { HAS_CHROMIUM, SHOTS, accessible, launchChromium, watchedPage } from './console.browser-helpers.js'
-import { sessionThroughLink } from './console.helpers.js'
+import { ConsoleChromium, HAS_CHROMIUM, SHOTS, accessible, refusedLoad } from './console.browser-helpers.js'
 
 /**
  * The console's library in headless Chromium, for an editor with 123 files: pages of 50, search, filters, the empty
@@ -27,11 +25,9 @@ async function filesIn(client: DigestClient, query: string): Promise<string[]> {
 
 describe.skipIf(!HAS_CHROMIUM)('the library in Chromium', { timeout: 90_000 }, () => {
   let app: TestApp
-  let browser: Browser
   let editor: DigestClient
   let lectures: string
-  const problems: string[] = []
-  const contexts: BrowserContext[] = []
+  const chromium = new ConsoleChromium()
 
   beforeAll(async () => {
     app = await startApp()
@@ -44,26 +40,13 @@ describe.skipIf(!HAS_CHROMIUM)('the library in Chromium', { timeout: 90_000 }, (
     const hostile = text((await uploaded(editor, PDF, { filename: 'hostile.pdf' })).slug)
     expect((await editor.put(`/file/${hostile}`, { form: { name: HOSTILE } })).status).toBe(200)
     await uploaded(editor, PDF, { filename: 'week 1 notes.pdf', fields: { folder: lectures } })
-    browser = await launchChromium()
+    await chromium.launch(app)
   }, 120_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await app?.close()
-  })
-
-  /** A page signed in as `username` (through a sign-in link), in `locale`. */
-  async function signedIn(username: string, locale = 'en-GB', width = 1024): Promise<Page> {
-    const session = await sessionThroughLink(app, username)
-    const context = await browser.newContext({ viewport: { width, height: 800 }, locale })
-    contexts.push(context)
-    const [name, value] = session.cookie.split('=') as [string, string]
-    await context.addCookies([{ name, value, url: app.url }])
-    return watchedPage(context, problems)
-  }
+  afterAll(() => chromium.close(app))
 
   it('shows the top folder a page at a time, newest first, names with markup as text', async () => {
-    const page = await signedIn('editor')
+    const page = await chromium.signedIn('editor')
     await page.goto(`${app.url}/console`)
     const sections = page.getByRole('navigation', { name: 'Console sections' })
     await sections.getByRole('link', { name: 'Library' }).click()
@@ -89,7 +72,7 @@ describe.skipIf(!HAS_CHROMIUM)('the library in Chromium', { timeout: 90_000 }, (
   })
 
   it('searches, filters and sorts through a plain form; says when nothing matches', async () => {
-    const page = await signedIn('editor')
+    const page = await chromium.signedIn('editor')
     await page.goto(`${app.url}/console/library`)
     await page.getByRole('searchbox', { name: 'Search by name' }).fill('CLIP 11')
     await page.getByRole('combobox', { name: 'Order' }).selectOption({ label: 'Name, A to Z' })
@@ -114,7 +97,7 @@ describe.skipIf(!HAS_CHROMIUM)('the library in Chromium', { timeout: 90_000 }, (
   })
 
   it('moves the selected files through the folder picker, then deletes one after a confirmation', async () => {
-    const page = await signedIn('editor')
+    const page = await chromium.signedIn('editor')
     await page.goto(`${app.url}/console/library?q=clip 12&sort=name`)
     await page.getByRole('checkbox', { name: 'Select clip 12.pdf' }).check()
     await page.getByRole('checkbox', { name: 'Select clip 120.pdf' }).check()
@@ -147,7 +130,7 @@ describe.skipIf(!HAS_CHROMIUM)('the library in Chromium', { timeout: 90_000 }, (
   })
 
   it('makes a folder; a viewer is offered no move, no delete and no new folder', async () => {
-    const page = await signedIn('editor')
+    const page = await chromium.signedIn('editor')
     await page.goto(`${app.url}/console/library?folder=${lectures}`)
     await page.getByRole('textbox', { name: 'New folder name' }).fill('Week 2')
     await page.getByRole('button', { name: 'Make the folder' }).click()
@@ -157,7 +140,7 @@ describe.skipIf(!HAS_CHROMIUM)('the library in Chromium', { timeout: 90_000 }, (
     const profile = await makeProfile(app, [])
     await userWithProfile(app, 'viewer', profile)
     await uploaded(await app.createUser({ username: 'other' }), PDF, { filename: 'not yours.pdf' })
-    const seen = await signedIn('viewer')
+    const seen = await chromium.signedIn('viewer')
     await seen.goto(`${app.url}/console/library`)
     await seen.getByText('No file here yet.').waitFor()
     expect(await seen.getByRole('textbox', { name: 'New folder name' }).count()).toBe(0)
@@ -167,7 +150,7 @@ describe.skipIf(!HAS_CHROMIUM)('the library in Chromium', { timeout: 90_000 }, (
   })
 
   it('in French, with the keyboard only, and 320 px wide', async () => {
-    const page = await signedIn('editor', 'fr-FR', 320)
+    const page = await chromium.signedIn('editor', { locale: 'fr-FR', width: 320 })
     await page.goto(`${app.url}/console/library?sort=name&q=clip 2`)
     await page.getByRole('heading', { name: 'Médiathèque', level: 1 }).waitFor()
     await page.getByRole('status').filter({ hasText: 'Fichiers 1 à 11 sur 11' }).waitFor()
@@ -201,8 +184,7 @@ describe.skipIf(!HAS_CHROMIUM)('the library in Chromium', { timeout: 90_000 }, (
       (await uploaded(editor, await makeMedia('png', { size: '64x48' }), { filename: 'campus.png' })).slug,
     )
     expect((await waitForStatus(editor, campus)).at(-1)!.status).toBe('finished')
-    const page = await signedIn('editor')
-    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url })
+    const page = await chromium.signedIn('editor', { clipboard: true })
     await page.goto(`${app.url}/console/library?type=image&sort=name`)
     await page.getByRole('checkbox', { name: 'Select every file of this page' }).check()
     await page.getByRole('button', { name: 'Publish…' }).click()
@@ -228,10 +210,7 @@ describe.skipIf(!HAS_CHROMIUM)('the library in Chromium', { timeout: 90_000 }, (
   })
 
   it('left no script error or dialog on any page', async () => {
-    for (const context of contexts) await context.close()
     // The one refusal the tests ask for: publishing a file whose encoding failed.
-    expect(problems).toEqual([
-      'console: Failed to load resource: the server responded with a status of 412 (Precondition Failed)',
-    ])
+    expect(await chromium.problemsOnceClosed()).toEqual([refusedLoad(412)])
   })
 })

@@ -2,15 +2,13 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestApp, startApp } from '../../helpers/app.js'
 import type { DigestClient } from '../../helpers/digest-client.js'
 import { type XmlObject, list, text } from '../../helpers/xml.js'
 import { makeMedia, uploadMedia, waitForStatus } from '../encoding/encoding.helpers.js'
 import { xmlOf } from '../identity/permissions.fixtures.js'
-import { HAS_CHROMIUM, SHOTS, accessible, launchChromium, watchedPage } from './console.browser-helpers.js'
-import { sessionThroughLink } from './console.helpers.js'
+import { ConsoleChromium, HAS_CHROMIUM, SHOTS, accessible } from './console.browser-helpers.js'
 
 /**
  * Uploads in the console's library, in headless Chromium: a real video (made by ffmpeg now) chosen in the page, its
@@ -27,37 +25,25 @@ async function stored(client: DigestClient): Promise<{ name: string; size: numbe
 
 describe.skipIf(!HAS_CHROMIUM)('uploads in the console, in Chromium', { timeout: 120_000 }, () => {
   let app: TestApp
-  let browser: Browser
   let editor: DigestClient
-  const problems: string[] = []
-  const contexts: BrowserContext[] = []
+  const chromium = new ConsoleChromium({ height: 900 })
   let workDir: string
 
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'mediactl-console-upload-'))
     app = await startApp()
     editor = await app.createUser({ username: 'editor' })
-    browser = await launchChromium()
+    await chromium.launch(app)
   }, 120_000)
 
   afterAll(async () => {
-    await browser?.close()
-    await app?.close()
+    await chromium.close(app)
     rmSync(workDir, { recursive: true, force: true })
   })
 
-  async function signedIn(username = 'editor'): Promise<{ page: Page; context: BrowserContext }> {
-    const session = await sessionThroughLink(app, username)
-    const context = await browser.newContext({ viewport: { width: 1024, height: 900 }, locale: 'en-GB' })
-    contexts.push(context)
-    const [name, value] = session.cookie.split('=') as [string, string]
-    await context.addCookies([{ name, value, url: app.url }])
-    return { page: await watchedPage(context, problems), context }
-  }
-
   it('uploads a real video chosen in the page, shows its progress, then its encoding until it is ready', async () => {
     const video = await makeMedia('video')
-    const { page } = await signedIn()
+    const page = await chromium.signedIn('editor')
     await page.goto(`${app.url}/console/library`)
     await page
       .getByLabel('Choose files to upload')
@@ -87,24 +73,24 @@ describe.skipIf(!HAS_CHROMIUM)('uploads in the console, in Chromium', { timeout:
     // A file on disk: chosen twice, it is the same file to the browser (name, size, date).
     const file = join(workDir, 'big.bin')
     writeFileSync(file, big)
-    const first = await signedIn()
+    const first = await chromium.signedIn('editor')
     // The network drops every PATCH after the first piece (8 MiB).
     let patches = 0
-    await first.page.route('**/upload/tus/**', async (route) => {
+    await first.route('**/upload/tus/**', async (route) => {
       if (route.request().method() === 'PATCH' && ++patches > 1) return route.abort('connectionreset')
       return route.continue()
     })
-    await first.page.goto(`${app.url}/console/library`)
-    await first.page.getByLabel('Choose files to upload').setInputFiles(file)
+    await first.goto(`${app.url}/console/library`)
+    await first.getByLabel('Choose files to upload').setInputFiles(file)
     // tus-js-client retries the dropped request; the first piece stays on the server.
     await expect.poll(() => patches, { timeout: 30_000 }).toBeGreaterThan(2)
-    const sentBefore = await first.page.getByRole('progressbar', { name: 'Upload of big.bin' }).getAttribute('value')
+    const sentBefore = await first.getByRole('progressbar', { name: 'Upload of big.bin' }).getAttribute('value')
     expect(Number(sentBefore)).toBeGreaterThanOrEqual(39)
     expect(Number(sentBefore)).toBeLessThan(100)
-    await first.page.close()
+    await first.close()
 
     // A new page of the same browser: the same file chosen again continues where the server stopped.
-    const second = await watchedPage(first.context, problems)
+    const second = await chromium.page(first.context())
     const offsets: string[] = []
     second.on('response', (response) => {
       if (response.request().method() === 'HEAD') offsets.push(response.headers()['upload-offset'] ?? '')
@@ -137,7 +123,7 @@ describe.skipIf(!HAS_CHROMIUM)('uploads in the console, in Chromium', { timeout:
     const slug = await uploadMedia(tina, video, 'too big.mp4')
     expect((await waitForStatus(tina, slug)).at(-1)!.status).toBe('failed')
 
-    const { page } = await signedIn('tina')
+    const page = await chromium.signedIn('tina')
     await page.goto(`${app.url}/console`)
     await page.getByRole('heading', { name: 'Encodings that failed' }).waitFor()
     await page.getByText(/^too big\.mp4: not enough space for the renditions \(\d+ bytes\)/).waitFor()
@@ -156,8 +142,8 @@ describe.skipIf(!HAS_CHROMIUM)('uploads in the console, in Chromium', { timeout:
   })
 
   it('left no script error or dialog on any page', async () => {
-    for (const context of contexts) await context.close()
     // The dropped requests are the test's own doing.
-    expect(problems.filter((problem) => !problem.includes('ERR_CONNECTION_RESET'))).toEqual([])
+    await chromium.problemsOnceClosed()
+    expect(chromium.problemsBut(/ERR_CONNECTION_RESET/)).toEqual([])
   })
 })

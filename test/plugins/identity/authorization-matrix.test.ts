@@ -7,7 +7,9 @@ import { PlayerAssets } from '../../../plugins/player/player-assets.js'
 import { ResourceEntity } from '../../../plugins/resources/index.js'
 import { PORTAL_STYLE_FILE } from '../../../plugins/portal/index.js'
 import { peekRecorderCode, recorderScript } from '../../../plugins/recorder/index.js'
-import { consoleScript } from '../../../plugins/console/console-page.routes.js'
+import { consoleScripts } from '../../../plugins/console/console-page.routes.js'
+import { SECTIONS } from '../../../plugins/console/console.pages.js'
+import { SignInLinkEntity } from '../../../plugins/console/console.entities.js'
 import { UserEntity } from '../../../plugins/identity/index.js'
 import { StoredFileEntity, encodingCode } from '../../../plugins/files/index.js'
 import { type TestApp, startApp } from '../../helpers/app.js'
@@ -312,6 +314,21 @@ const ROWS: Row[] = [
         path: `/user/${username}/api_key`,
         applied: async () => !(await w.exists('user', { username, ha1 })),
         check: (res) => expect(text(parseXml(res.body).api_key.key)).toMatch(/^[A-Za-z0-9]{40}$/),
+      }
+    },
+    expect: allowed(201, 403),
+  },
+  {
+    method: 'POST',
+    route: '/user/:username/sign_in_link',
+    withRight: { profile: [PV, 'user.view', 'user.edit'] },
+    without: { profile: [PV, 'user.view'] },
+    setup: async () => {
+      const username = await freshUser()
+      return {
+        path: `/user/${username}/sign_in_link`,
+        applied: async () => (await w.em().count(SignInLinkEntity, { user: { username } })) > 0,
+        check: (res) => expect(text(parseXml(res.body).sign_in_link.url)).toMatch(/\/console\/link\/[A-Za-z0-9]{43}$/),
       }
     },
     expect: allowed(201, 403),
@@ -950,6 +967,18 @@ const ROWS: Row[] = [
   }),
   nobodysFile('GET', '/file/:file/snapshots', async () => ({ path: `/file/${P().file}/snapshots` })),
   own({
+    method: 'GET',
+    route: '/file/:file/renditions',
+    withRight: { profile: [] },
+    without: { profile: [] },
+    target: async (username) => ({
+      path: `/file/${await w.mediaFile(username)}/renditions`,
+      check: (res) => expect(res.body).toMatch(/<renditions href="[^"]+"><source src="[^"]+\/source"/),
+    }),
+    ok: 200,
+  }),
+  nobodysFile('GET', '/file/:file/renditions', async () => ({ path: `/file/${P().file}/renditions` })),
+  own({
     method: 'POST',
     route: '/file/:file/encoding',
     withRight: { profile: ['file.edit'] },
@@ -1066,6 +1095,7 @@ const ROWS: Row[] = [
     ['/file/:file/flavor/audio/:track', 'flavor/audio/aac.m4a'],
     ['/file/:file/hls/:entry', 'hls/master.m3u8'],
     ['/file/:file/hls/:variant/:segment', 'hls/v/seg-0.ts'],
+    ['/file/:file/source', 'source'],
   ]),
   ...mediaObjectRows(),
   ...streamRows(),
@@ -1092,6 +1122,7 @@ const ROWS: Row[] = [
   ...portalRows(),
   ...playerPageRows(),
   ...webhookRows(),
+  ...jobRows(),
 ]
 
 /** Rows of the media routes (by pattern and the path below `/file/<slug>/` of a seeded file): the owner only. */
@@ -1806,6 +1837,10 @@ function webhookRows(): Row[] {
   })
   return [
     row('GET', '/platform/:platform/webhooks', 200, async () => ({ path: `/platform/${P().platform.slug}/webhooks` })),
+    row('GET', '/platform/:platform/webhook_event_types', 200, async () => ({
+      path: `/platform/${P().platform.slug}/webhook_event_types`,
+      check: (res) => expect(res.body).toContain('<name><![CDATA[file.encoded]]></name>'),
+    })),
     row('POST', '/platform/:platform/webhooks', 201, async () => {
       const description = unique('made-hook')
       return {
@@ -1854,6 +1889,51 @@ function webhookRows(): Row[] {
         path: at(id, `/deliveries/${delivery}/redeliver`),
         applied: () => w.webhookHasEvent(id, { state: { $ne: 'failed' } }),
       }
+    }),
+  ]
+}
+
+/**
+ * Jobs (an extension of the contract): installation administrators see every job, platform.edit on the caller's
+ * platform the jobs of its files (another platform's: 404), others 403. The list is the caller's own: the other
+ * tenant's administrator gets theirs, without P's job.
+ */
+function jobRows(): Row[] {
+  const admins = roles(PV, 'platform.edit')
+  const seer: Grant = { profile: [PV] }
+  const onJob = (ok: number): Record<Actor, number> => allowed(ok, 403)
+  const row = (method: Row['method'], route: string, setup: () => Promise<Target>): Row => ({
+    method,
+    route,
+    withRight: admins,
+    without: seer,
+    setup,
+    expect: onJob(200),
+  })
+  const hasJob = (res: Response, id: string) => res.body.includes(`<id><![CDATA[${id}]]></id>`)
+  return [
+    {
+      method: 'GET',
+      route: '/jobs',
+      withRight: admins,
+      without: seer,
+      setup: async (actor) => ({
+        path: '/jobs',
+        check: (res) => expect(hasJob(res, P().job), res.body).toBe(actor !== 'otherTenant'),
+      }),
+      expect: { ...onJob(200), otherTenant: 200 },
+    },
+    row('GET', '/job/:job', async () => ({
+      path: `/job/${P().job}`,
+      check: (res) => expectElement(res, 'state', 'failed'),
+    })),
+    row('POST', '/job/:job/retry', async () => {
+      const id = await w.job(P().file, 'failed')
+      return { path: `/job/${id}/retry`, applied: async () => (await w.jobState(id)) !== 'failed' }
+    }),
+    row('POST', '/job/:job/cancel', async () => {
+      const id = await w.job(P().file, 'waiting')
+      return { path: `/job/${id}/cancel`, applied: async () => (await w.jobState(id)) === 'cancelled' }
     }),
   ]
 }
@@ -2083,14 +2163,13 @@ function consoleRows(): Row[] {
     publicRow({ method, route, status, setup, variant })
   const unknownLink = `/console/link/${'N0such0link'.padEnd(43, '0')}`
   return [
-    row('GET', '/console', 303, async () => ({
-      path: '/console',
-      check: (res) => expect(res.headers.location).toBe(`${app.url}/console/sign-in`),
-    })),
-    row('GET', '/console/library', 303, async () => ({
-      path: '/console/library',
-      check: (res) => expect(res.headers.location).toBe(`${app.url}/console/sign-in`),
-    })),
+    // Each section of the console (console.pages.ts): to someone signed out, the way to the sign-in page.
+    ...Object.values(SECTIONS).map(({ path }) =>
+      row('GET', path, 303, async () => ({
+        path: `${path}?slug=anything`,
+        check: (res) => expect(res.headers.location).toBe(`${app.url}/console/sign-in`),
+      })),
+    ),
     row('GET', '/console/sign-in', 200, async () => ({ path: '/console/sign-in' })),
     row('POST', '/console/sign-in', 400, async () => ({ path: '/console/sign-in', form: { username: 'x' } })),
     row('POST', '/console/sign-out', 303, async () => ({ path: '/console/sign-out', form: { csrf: 'x' } })),
@@ -2108,7 +2187,7 @@ function consoleRows(): Row[] {
       'GET',
       '/console/assets/:file',
       200,
-      async () => ({ path: `/console/assets/${consoleScript().file}` }),
+      async () => ({ path: `/console/assets/${consoleScripts().library.file}` }),
       'the current script',
     ),
     row(
@@ -2581,6 +2660,7 @@ function valuesOf(t: TenantObjects, route: string): Record<string, string> {
     behavior: t.behavior,
     webhook: t.webhook,
     delivery: t.delivery,
+    job: t.job,
     ...MEDIA,
   }
 }
@@ -2615,6 +2695,7 @@ const MISSING: Record<string, string> = {
   behavior: 'no-such-behavior',
   webhook: 'NoSuchWebhook000',
   delivery: 'NoSuchDelivery00',
+  job: '999999999',
   ...MEDIA,
 }
 
@@ -2652,10 +2733,11 @@ describe('no cross-tenant leak', () => {
   let nobody: DigestClient
 
   /**
-   * Lists of the caller's own file store, whoever asks (the rows of `own` and `nobodysFile` test them): the other
-   * tenant's administrator gets their own, not P's.
+   * Lists of the caller's own file store, whoever asks (the rows of `own` and `nobodysFile` test them), and the jobs the
+   * caller administers (the row of `/jobs` checks P's job is not in the other tenant's): the other tenant's
+   * administrator gets their own, not P's.
    */
-  const CALLERS_OWN_LISTS = ['/search/files']
+  const CALLERS_OWN_LISTS = ['/search/files', '/jobs']
 
   beforeAll(async () => {
     namesOfP = await w.namesOf(P().platform)

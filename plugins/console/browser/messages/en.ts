@@ -49,6 +49,7 @@ export const en = {
   'state.loading': 'Loading…',
   'state.error': 'This could not be loaded: {reason}',
   'state.retry': 'Try again',
+  'copy.refused': 'The browser refused to copy: the text is selected, press Ctrl+C (⌘C).',
   'dashboard.title': 'Dashboard',
   'dashboard.platform': 'Platform {name}',
   'dashboard.storage': 'Storage',

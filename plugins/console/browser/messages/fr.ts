@@ -47,6 +47,7 @@ export const fr: Messages = {
   'state.loading': 'Chargement…',
   'state.error': "Le chargement n'a pas abouti : {reason}",
   'state.retry': 'Réessayer',
+  'copy.refused': 'Le navigateur a refusé de copier : le texte est sélectionné, tapez Ctrl+C (⌘C).',
   'dashboard.title': 'Tableau de bord',
   'dashboard.platform': 'Plateforme {name}',
   'dashboard.storage': 'Stockage',
