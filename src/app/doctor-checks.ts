@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { Readable } from 'node:stream'
 import { binaryVersion, findMediaBinary } from '../shared/binaries.js'
-import { type Config, type Kernel, instancePaths, readSecret } from '../kernel/index.js'
+import { type Config, type Kernel, type TranscriberPort, instancePaths, readSecret } from '../kernel/index.js'
 import { INSTALLATION } from '../catalog.js'
 
 /** `ok` passes; `warn` is worth a look but passes; `fail` makes doctor exit 1; `skip` could not run. */
@@ -24,6 +24,14 @@ export type Outcome = Omit<Check, 'name' | 'ok'>
 export const passed = (detail: string): Outcome => ({ status: 'ok', detail })
 export const failed = (detail: string, fix: string): Outcome => ({ status: 'fail', detail, fix })
 export const warned = (detail: string, fix: string): Outcome => ({ status: 'warn', detail, fix })
+
+/** The speech-to-text engine in use and its languages, or why it cannot work (its reason names the fix). */
+export async function transcriberCheck(transcriber: TranscriberPort): Promise<Outcome> {
+  const status = await transcriber.status()
+  return status.ready
+    ? passed(`${status.engine} (${status.languages.join(', ')})`)
+    : failed(`${status.engine}: ${status.reason}`, 'see docs/captions.md for the engines and what each needs')
+}
 
 /** Oldest ffmpeg the encoder is tested with: Debian 12's 5.1; the npm-bundled 2018 build is 4.x. */
 const MIN_FFMPEG_MAJOR = 5

@@ -23,6 +23,7 @@ import {
   passed,
   portCheck,
   storageBackendCheck,
+  transcriberCheck,
 } from './doctor-checks.js'
 import { runtimeCheck } from './runtime-check.js'
 import { httpProcesses } from './serve-cluster.js'
@@ -223,4 +224,7 @@ async function kernelChecks(
       failed(messageOf(error), 'check that the store is reachable'),
     ),
   )
+  // Only with a transcriber plugin enabled: without one, nothing offers automatic captions.
+  const { ports } = kernel.services
+  if (ports.has('transcriber')) add('transcriber', await within(timeoutMs, transcriberCheck(ports.get('transcriber'))))
 }

@@ -133,6 +133,7 @@ export type {
   ProbedStream,
   RenditionOutput,
 } from './ports/encoder.port.js'
+export type { Transcript, TranscriberPort, TranscriberStatus, TranscriptSegment } from './ports/transcriber.port.js'
 export { signToken, tokensWith, type Tokens } from './signed-token.js'
 export { INSTANCE_ADMIN_FLAG, isInstanceAdmin, requireFlag } from './authz/flags.js'
 export { Authz, PLATFORM_ADMIN_FLAG } from './authz/authz.service.js'

@@ -11,6 +11,7 @@ import type { QueuePort } from './ports/queue.port.js'
 import type { SessionsPort } from './ports/sessions.port.js'
 import type { ResumableUploadsPort } from './ports/resumable-uploads.port.js'
 import type { StoragePort } from './ports/storage.port.js'
+import type { TranscriberPort } from './ports/transcriber.port.js'
 
 export interface KernelPorts {
   /** Looks users up for Digest authentication (identity plugin). */
@@ -31,6 +32,8 @@ export interface KernelPorts {
   queue: QueuePort
   /** Media processing: probe, renditions, snapshots, logo insertion (encoder-ffmpeg); optional until the pipeline needs it. */
   encoder: EncoderPort
+  /** Speech to text for automatic captions (transcriber-pocketsphinx, transcriber-command); optional. */
+  transcriber: TranscriberPort
 }
 
 export type PortName = keyof KernelPorts

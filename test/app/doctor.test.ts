@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -64,6 +64,30 @@ describe('a healthy instance', () => {
     ])
     expect(named(checks, 'http port').detail).toBe('0: a free port is chosen at start')
     expect(named(checks, 'shared state').detail).toBe('database: seen by every process (1 HTTP process)')
+  })
+})
+
+describe('the transcriber (automatic captions)', () => {
+  it('names the engine and its languages, or fails with the reason and the package to install', async () => {
+    const ready = await run({ MEDIACTL_PLUGINS__ENABLE: 'transcriber-pocketsphinx' })
+    const line = named(ready, 'transcriber')
+    if (existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')) {
+      expect(line).toMatchObject({ status: 'ok', detail: 'pocketsphinx en (en)' })
+    }
+    const missing = await run({
+      MEDIACTL_PLUGINS__ENABLE: 'transcriber-pocketsphinx',
+      MEDIACTL_TRANSCRIBER_POCKETSPHINX__LM: '/nowhere/en-us.lm.bin',
+    })
+    expect(named(missing, 'transcriber')).toMatchObject({
+      status: 'fail',
+      detail:
+        'pocketsphinx en: no model at /nowhere/en-us.lm.bin (transcriber-pocketsphinx.lm): apt-get install pocketsphinx-en-us',
+    })
+    const none = await run({ MEDIACTL_PLUGINS__ENABLE: 'transcriber-command' })
+    expect(named(none, 'transcriber')).toMatchObject({
+      status: 'fail',
+      detail: 'command: no command: set transcriber-command.command (docs/configuration.md)',
+    })
   })
 })
 
