@@ -11,7 +11,7 @@ import { type FlagSet, flagSetOf, formFields, holdsAll, routeOf } from './people
 import { BackTo, ConfirmButton, Problem, type TabProps } from './people-parts.js'
 import { CopyField } from './copy.js'
 import { peopleHref } from './people-query.js'
-import { ProfileSelect, useGivableProfiles } from './people-users.js'
+import { ProfileSelect, useGivableProfiles } from './people-profiles.js'
 
 interface Person {
   username: string

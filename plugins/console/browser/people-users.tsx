@@ -2,10 +2,11 @@
 import { childText, getPage, postXml } from './api.js'
 import { LoadProblem, Loading, useAction, useLoad } from './load.js'
 import { type MessageKey, message } from './messages/index.js'
-import { type FlagSet, formFields, holdsAll, loadFlagSets, routeOf, unguessablePassword } from './people-data.js'
+import { formFields, routeOf, unguessablePassword } from './people-data.js'
 import { Problem, type TabProps } from './people-parts.js'
 import { PEOPLE_PAGE_SIZE, peopleHref } from './people-query.js'
 import { PersonPage } from './people-user.js'
+import { ProfileSelect, useGivableProfiles } from './people-profiles.js'
 
 /** The tab: its list, or the one opened in the address. */
 export function PeopleUsers(props: TabProps) {
@@ -83,33 +84,6 @@ function UserList(props: TabProps) {
         ) : null}
       </section>
       {session.flags.has('user.create') ? <NewUser {...props} /> : null}
-    </div>
-  )
-}
-
-/** The profiles of the platform the caller may give (they hold each of its flags). */
-export function useGivableProfiles(props: TabProps) {
-  const { session, platform } = props
-  return useLoad(async () =>
-    (await loadFlagSets(session, platform, 'profile'))
-      .filter((profile) => holdsAll(session, 'profile', profile))
-      // The least powerful first: the one a slip of the hand gives.
-      .sort((a, b) => a.granted.length - b.granted.length),
-  )
-}
-
-/** A select of the profiles the caller may give. */
-export function ProfileSelect(props: { id: string; label: string; profiles: FlagSet[]; value?: string }) {
-  return (
-    <div>
-      <label for={props.id}>{props.label}</label>
-      <select id={props.id} name="profile" required value={props.value}>
-        {props.profiles.map((profile) => (
-          <option key={profile.slug} value={profile.slug}>
-            {profile.name}
-          </option>
-        ))}
-      </select>
     </div>
   )
 }
