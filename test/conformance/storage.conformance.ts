@@ -40,7 +40,10 @@ const INVALID_PREFIXES = ['../', 'a//', '/abs/', 'A/', 'a/./b/', 'a', '/', 'k'.r
  */
 /** What a backend's store guarantees beyond the port, where a test double falls short of the real service. */
 export interface StoreTraits {
-  /** Concurrent writes of one key leave one whole write (S3 and the disk do; s3rver, under load, may not). */
+  /**
+   * Concurrent writes of one key leave one whole write, the last to complete (S3 and the disk do; s3rver, under load,
+   * may not).
+   */
   atomicOverwrite?: boolean
 }
 
@@ -396,7 +399,9 @@ export function storageConformance(
         },
       )
 
-      it('the last write that completes wins', async () => {
+      // s3rver streams a PUT into the object's file as it comes and answers before that file is written: under load a
+      // read after the slow write saw '' (CI, 2026-11-29). The trait says so; Amazon S3 and the disk are checked.
+      it.skipIf(traits.atomicOverwrite === false)('the last write that completes wins', async () => {
         await put('concurrent/last', Buffer.from('first'))
         await put('concurrent/last', Buffer.from('second'))
         const slow = new Readable({ read() {} })
